@@ -1,0 +1,90 @@
+/**
+ * Failures are values with stable dotted codes (`workspace.invalid_path`). Logic branches on
+ * `code`; `message` is prose for people (and, for recoverable tool errors, for the model).
+ */
+export interface HearthError {
+  code: ErrorCode;
+  message: string;
+  /** The same request may succeed if repeated (rate limits, transient network or server errors). */
+  retryable?: boolean;
+  /** HTTP status, when the failure came from an HTTP response. */
+  status?: number;
+}
+
+export type ErrorCode =
+  // tools
+  | 'tool.invalid_arguments'
+  | 'tool.unknown_tool'
+  | 'tool.denied'
+  // workspace
+  | 'workspace.invalid_path'
+  | 'workspace.path_not_visible'
+  | 'workspace.path_not_writable'
+  | 'workspace.path_not_found'
+  | 'workspace.file_not_found'
+  | 'workspace.path_is_directory'
+  | 'workspace.not_a_directory'
+  | 'workspace.invalid_line_range'
+  | 'workspace.read_line_count_too_large'
+  | 'workspace.invalid_char_range'
+  | 'workspace.read_char_count_too_large'
+  | 'workspace.mixed_read_range'
+  | 'workspace.read_too_large'
+  | 'workspace.not_utf8'
+  | 'workspace.write_mode_invalid'
+  | 'workspace.write_requires_read'
+  | 'workspace.write_stale_file'
+  | 'workspace.conflict'
+  | 'workspace.storage_failed'
+  | 'workspace.escape'
+  // model gateway
+  | 'model.invalid_tool_call'
+  | 'model.unknown_tool_call'
+  | 'model.upstream_invalid_response'
+  | 'model.request_failed'
+  | 'model.stream_failed'
+  | 'model.stream_stalled'
+  | 'model.provider_denied'
+  | 'model.provider_rate_limited'
+  | 'model.network_error'
+  | 'model.cancelled'
+  | 'model.not_configured'
+  // runs and storage
+  | 'agent.cancelled'
+  | 'agent.internal_error'
+  | 'agent.session_busy'
+  | 'agent.not_found'
+  | 'journal.append_failed'
+  | 'storage.failed'
+  | 'connection.invalid'
+  | 'rpc.closed'
+  | 'rpc.cancelled'
+  | 'rpc.unknown_method';
+
+export const hearthError = (code: ErrorCode, message: string, extra?: Partial<HearthError>): HearthError => ({
+  code,
+  message,
+  ...extra,
+});
+
+export const isHearthError = (v: unknown): v is HearthError =>
+  typeof v === 'object' && v !== null && typeof (v as HearthError).code === 'string' &&
+  typeof (v as HearthError).message === 'string';
+
+/** Turns anything thrown into a HearthError without losing an existing code. */
+export function toHearthError(e: unknown, fallback: ErrorCode = 'agent.internal_error'): HearthError {
+  if (isHearthError(e)) return { code: e.code, message: e.message, retryable: e.retryable, status: e.status };
+  if (e instanceof Error) return { code: fallback, message: e.message };
+  return { code: fallback, message: String(e) };
+}
+
+/** Thrown (rarely) where a value cannot flow back: carries a HearthError across `throw`. */
+export class HearthFailure extends Error {
+  constructor(readonly error: HearthError) {
+    super(error.message);
+    this.name = 'HearthFailure';
+  }
+  get code(): ErrorCode {
+    return this.error.code;
+  }
+}
