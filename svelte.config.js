@@ -7,7 +7,7 @@ const config = {
   kit: {
     // Static files only: one index.html, routes live after the '#', so any static host
     // (including sub-path deployments without rewrite rules) serves every page.
-    adapter: adapter({ pages: 'build', assets: 'build', fallback: undefined, strict: true }),
+    adapter: adapter({ pages: 'build', assets: 'build', strict: true }),
     router: { type: 'hash' },
     paths: { relative: true },
     serviceWorker: { register: false },

@@ -10,6 +10,8 @@ export default defineConfig({
     SvelteKitPWA({
       registerType: 'prompt',
       injectRegister: false,
+      // The app shell is precached as './' (not '/') so sub-path deployments work offline too.
+      kit: { base: './' },
       strategies: 'generateSW',
       manifest: {
         name: 'Hearth',

@@ -9,6 +9,13 @@ export interface HearthError {
   retryable?: boolean;
   /** HTTP status, when the failure came from an HTTP response. */
   status?: number;
+  /** How long the provider asked us to wait before repeating (from `retry-after`). */
+  retryAfterMs?: number;
+  /**
+   * The failed model reply had already started streaming a tool call. Such a reply is never
+   * retried automatically (D15), whatever `retryable` says.
+   */
+  afterToolOutput?: boolean;
 }
 
 export type ErrorCode =
@@ -68,15 +75,24 @@ export const hearthError = (code: ErrorCode, message: string, extra?: Partial<He
 });
 
 export const isHearthError = (v: unknown): v is HearthError =>
-  typeof v === 'object' && v !== null && typeof (v as HearthError).code === 'string' &&
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as HearthError).code === 'string' &&
   typeof (v as HearthError).message === 'string';
 
 /** Turns anything thrown into a HearthError without losing an existing code. */
 export function toHearthError(e: unknown, fallback: ErrorCode = 'agent.internal_error'): HearthError {
-  if (isHearthError(e)) return { code: e.code, message: e.message, retryable: e.retryable, status: e.status };
+  if (isHearthError(e)) {
+    const { code, message, retryable, status, retryAfterMs, afterToolOutput } = e;
+    return { code, message, retryable, status, retryAfterMs, afterToolOutput };
+  }
   if (e instanceof Error) return { code: fallback, message: e.message };
   return { code: fallback, message: String(e) };
 }
+
+/** Whether the runtime may repeat a failed model call (D15): retryable, and no tool call had started. */
+export const canRetryModelCall = (e: HearthError): boolean =>
+  e.retryable === true && e.afterToolOutput !== true;
 
 /** Thrown (rarely) where a value cannot flow back: carries a HearthError across `throw`. */
 export class HearthFailure extends Error {

@@ -1,0 +1,44 @@
+import Dexie, { type EntityTable } from 'dexie';
+import type { Connection } from '$lib/domain/connection';
+import type { RunEvent } from '$lib/domain/events';
+import type { RunRecord } from '$lib/domain/run';
+import type { SessionMessage, SessionRecord } from '$lib/domain/session';
+import type { JsonValue } from '$lib/domain/json';
+
+export interface SettingRow {
+  key: string;
+  value: JsonValue;
+}
+
+export interface ProfileRow {
+  id: string;
+  document: JsonValue;
+}
+
+export type HearthDatabase = Dexie & {
+  sessions: EntityTable<SessionRecord, 'id'>;
+  sessionMessages: Dexie.Table<SessionMessage, [string, number]>;
+  runs: EntityTable<RunRecord, 'id'>;
+  events: Dexie.Table<RunEvent, [string, number]>;
+  connections: EntityTable<Connection, 'id'>;
+  profiles: EntityTable<ProfileRow, 'id'>;
+  settings: EntityTable<SettingRow, 'key'>;
+};
+
+/**
+ * The `hearth` database. Each new version adds a `db.version(n)` block (with an upgrade
+ * function where rows change shape); old versions stay so upgrades never lose rows.
+ */
+export function openHearthDatabase(name = 'hearth'): HearthDatabase {
+  const db = new Dexie(name) as HearthDatabase;
+  db.version(1).stores({
+    sessions: 'id, updatedAt',
+    sessionMessages: '[sessionId+index], runId',
+    runs: 'id, [target.sessionId+createdAt], status',
+    events: '[runId+seq]',
+    connections: 'id',
+    profiles: 'id',
+    settings: 'key',
+  });
+  return db;
+}

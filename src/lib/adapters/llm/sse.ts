@@ -1,0 +1,160 @@
+import { createParser, type ParseError } from 'eventsource-parser';
+import { HearthFailure, hearthError } from '$lib/domain/errors';
+
+export interface SseEvent {
+  event?: string;
+  data: string;
+  id?: string;
+}
+
+export interface ReadSseOptions {
+  signal: AbortSignal;
+  /** Fail with `model.stream_stalled` when this long passes without data (keep-alive comments do not count). */
+  stallMs: number;
+  /** Called with each line that is not SSE (the gateway uses it to recognise web pages and raw JSON). */
+  onInvalidLine?: (line: string) => void;
+}
+
+/** Far above any real event; only stops a runaway body from exhausting memory. */
+const MAX_BUFFER_CHARS = 32 * 1024 * 1024;
+
+/**
+ * Reads a server-sent event stream. Ends normally at the end of the body; every other ending
+ * throws a HearthFailure: `model.cancelled` (signal), `model.stream_stalled` (no data for
+ * `stallMs`), `model.stream_failed` (the connection broke), `model.upstream_invalid_response`
+ * (an event too large to buffer). The reader is always cancelled and released, including when
+ * the consumer stops iterating early.
+ */
+export async function* readSse(
+  body: ReadableStream<Uint8Array>,
+  opts: ReadSseOptions,
+): AsyncGenerator<SseEvent, void, undefined> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder('utf-8');
+  const pending: SseEvent[] = [];
+  let comments = 0;
+  let overflow = false;
+  const parser = createParser({
+    maxBufferSize: MAX_BUFFER_CHARS,
+    onEvent: (e) => pending.push(toSseEvent(e)),
+    onComment: () => void comments++,
+    onError: (e: ParseError) => {
+      if (e.type === 'max-buffer-size-exceeded') overflow = true;
+      else opts.onInvalidLine?.(e.line ?? e.field ?? '');
+    },
+  });
+  let endsWithNewline = true;
+  const feed = (text: string) => {
+    if (text === '') return;
+    parser.feed(text);
+    endsWithNewline = /[\r\n]$/.test(text);
+    if (overflow)
+      throw failure('model.upstream_invalid_response', 'The provider sent an event too large to read.');
+  };
+
+  // Time spent waiting for data; the consumer's own time between events is not counted.
+  let idleMs = 0;
+  let onlyHeartbeats = false;
+  try {
+    for (;;) {
+      const started = Date.now();
+      const step = await nextChunk(reader, opts.signal, opts.stallMs - idleMs);
+      if (step.kind === 'aborted') throw cancelled();
+      if (step.kind === 'stalled') throw stalled(opts.stallMs, onlyHeartbeats);
+      if (step.kind === 'failed') {
+        if (opts.signal.aborted) throw cancelled();
+        throw failure(
+          'model.stream_failed',
+          'The connection to the provider dropped before the reply finished.',
+          {
+            retryable: true,
+          },
+        );
+      }
+      if (step.done) {
+        feed(decoder.decode());
+        // Servers often omit the blank line after their last event; a cut-off line is dropped.
+        if (endsWithNewline) feed('\n\n');
+        yield* pending.splice(0);
+        return;
+      }
+      const commentsBefore = comments;
+      feed(decoder.decode(step.value, { stream: true }));
+      const heartbeatOnly = pending.length === 0 && comments > commentsBefore;
+      if (heartbeatOnly) {
+        idleMs += Date.now() - started;
+        onlyHeartbeats = true;
+      } else {
+        idleMs = 0;
+        if (pending.length > 0) onlyHeartbeats = false;
+      }
+      yield* pending.splice(0);
+    }
+  } finally {
+    release(reader);
+  }
+}
+
+type Step =
+  | { kind: 'read'; done: false; value: Uint8Array }
+  | { kind: 'read'; done: true; value?: undefined }
+  | { kind: 'aborted' }
+  | { kind: 'stalled' }
+  | { kind: 'failed'; cause: unknown };
+
+/** One read, raced against cancellation and the stall deadline. */
+function nextChunk(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<Step> {
+  if (signal.aborted) return Promise.resolve({ kind: 'aborted' });
+  return new Promise<Step>((resolve) => {
+    const settle = (step: Step) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(step);
+    };
+    const onAbort = () => settle({ kind: 'aborted' });
+    const timer = setTimeout(() => settle({ kind: 'stalled' }), Math.max(0, timeoutMs));
+    signal.addEventListener('abort', onAbort, { once: true });
+    reader.read().then(
+      (r) => settle(r.done ? { kind: 'read', done: true } : { kind: 'read', done: false, value: r.value }),
+      (cause: unknown) => settle({ kind: 'failed', cause }),
+    );
+  });
+}
+
+function release(reader: ReadableStreamDefaultReader<Uint8Array>): void {
+  // cancel() settles a pending read at once, so the lock can be released right after.
+  reader.cancel().catch(() => {});
+  try {
+    reader.releaseLock();
+  } catch {
+    // already released
+  }
+}
+
+function toSseEvent(e: { event?: string; data: string; id?: string }): SseEvent {
+  const out: SseEvent = { data: e.data };
+  if (e.event !== undefined) out.event = e.event;
+  if (e.id !== undefined) out.id = e.id;
+  return out;
+}
+
+const failure = (code: Parameters<typeof hearthError>[0], message: string, extra?: { retryable?: boolean }) =>
+  new HearthFailure(hearthError(code, message, extra));
+
+const cancelled = () => failure('model.cancelled', 'The model call was cancelled.');
+
+function stalled(stallMs: number, onlyHeartbeats: boolean): HearthFailure {
+  const wait = formatDuration(stallMs);
+  const message = onlyHeartbeats
+    ? `The provider sent only keep-alive comments and no data for ${wait}; the reply was abandoned.`
+    : `The provider stopped sending data: nothing arrived for ${wait}; the reply was abandoned.`;
+  return failure('model.stream_stalled', message, { retryable: true });
+}
+
+export function formatDuration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
+}

@@ -1,0 +1,232 @@
+import { sha256Hex } from '$lib/domain/hash';
+import { ok, type Result } from '$lib/domain/result';
+import { joinPath, pathSegments, type WorkspacePath } from '$lib/domain/workspace-path';
+import type {
+  AppendOutcome,
+  FileStat,
+  Workspace,
+  WorkspaceEntry,
+  WorkspaceError,
+  WorkspaceStore,
+  WriteGuard,
+} from '$lib/ports/workspace';
+import { workspaceKeySegments } from '../workspace-key';
+import { conflict, fileNotFound, isAFile, pathIsDirectory, storageFailed } from '../workspace-errors';
+
+type Dir = FileSystemDirectoryHandle;
+/** lib.dom has no async iteration for directory handles yet; Chromium has it. */
+type IterableDir = Dir & { entries(): AsyncIterableIterator<[string, FileSystemHandle]> };
+
+const BASE = 'workspaces';
+
+const domError = (e: unknown): string | undefined => (e instanceof DOMException ? e.name : undefined);
+
+/** Maps anything thrown inside a port method to `workspace.storage_failed`: the port never throws. */
+async function guarded<T>(what: string, fn: () => Promise<Result<T, WorkspaceError>>) {
+  try {
+    return await fn();
+  } catch (e) {
+    const detail = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    return storageFailed(`Workspace storage failed to ${what}: ${detail}`);
+  }
+}
+
+/** The directory at `segments` below `root`; a missing one is created only when `create` is set. */
+async function walk(
+  root: Dir,
+  segments: readonly string[],
+  create: boolean,
+): Promise<Result<Dir, WorkspaceError>> {
+  let dir = root;
+  for (let i = 0; i < segments.length; i++) {
+    try {
+      dir = await dir.getDirectoryHandle(segments[i]!, { create });
+    } catch (e) {
+      const prefix = segments.slice(0, i + 1).join('/');
+      if (domError(e) === 'NotFoundError') return fileNotFound(prefix);
+      if (domError(e) === 'TypeMismatchError') return isAFile(prefix);
+      throw e;
+    }
+  }
+  return ok(dir);
+}
+
+type Entry = { kind: 'file'; handle: FileSystemFileHandle } | { kind: 'directory' } | null;
+
+async function entryIn(dir: Dir, name: string): Promise<Entry> {
+  try {
+    return { kind: 'file', handle: await dir.getFileHandle(name) };
+  } catch (e) {
+    if (domError(e) === 'TypeMismatchError') return { kind: 'directory' };
+    if (domError(e) === 'NotFoundError') return null;
+    throw e;
+  }
+}
+
+/** Reads take no lock: a File snapshot taken just before a concurrent write commits becomes unreadable, so retry. */
+async function readHandle(handle: FileSystemFileHandle): Promise<Uint8Array> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return new Uint8Array(await (await handle.getFile()).arrayBuffer());
+    } catch (e) {
+      if (domError(e) !== 'NotReadableError' || attempt === 3) throw e;
+    }
+  }
+}
+
+async function writeHandle(handle: FileSystemFileHandle, data: Uint8Array, appendAt?: number) {
+  const stream = await handle.createWritable({ keepExistingData: appendAt !== undefined });
+  try {
+    if (appendAt !== undefined) await stream.seek(appendAt);
+    await stream.write(data as Uint8Array<ArrayBuffer>);
+    await stream.close();
+  } catch (e) {
+    await stream.abort().catch(() => undefined);
+    throw e;
+  }
+}
+
+const split = (path: WorkspacePath) => {
+  const segments = pathSegments(path);
+  return { parent: segments.slice(0, -1), name: segments.at(-1)! };
+};
+
+class OpfsWorkspace implements Workspace {
+  constructor(
+    private readonly key: string,
+    private readonly root: Dir,
+  ) {}
+
+  stat(path: WorkspacePath): Promise<Result<FileStat | null, WorkspaceError>> {
+    return guarded(`stat ${path}`, async () => {
+      const { parent, name } = split(path);
+      const dir = await walk(this.root, parent, false);
+      if (!dir.ok) return ok(null);
+      const entry = await entryIn(dir.value, name);
+      if (entry === null) return ok(null);
+      if (entry.kind === 'directory') return ok({ kind: 'directory', size: 0 });
+      return ok({ kind: 'file', size: (await entry.handle.getFile()).size });
+    });
+  }
+
+  read(path: WorkspacePath): Promise<Result<Uint8Array, WorkspaceError>> {
+    return guarded(`read ${path}`, async () => {
+      const { parent, name } = split(path);
+      const dir = await walk(this.root, parent, false);
+      if (!dir.ok) return dir.error.code === 'workspace.file_not_found' ? fileNotFound(path) : dir;
+      const entry = await entryIn(dir.value, name);
+      if (entry === null) return fileNotFound(path);
+      if (entry.kind === 'directory') return pathIsDirectory(path);
+      return ok(await readHandle(entry.handle));
+    });
+  }
+
+  write(
+    path: WorkspacePath,
+    data: Uint8Array,
+    guard: WriteGuard = { kind: 'none' },
+  ): Promise<Result<{ sha256: string }, WorkspaceError>> {
+    return this.#locked(path, `write ${path}`, async () => {
+      const { parent, name } = split(path);
+      // A sha256 guard needs an existing file, so it never creates parents.
+      const dir = await walk(this.root, parent, guard.kind !== 'sha256');
+      if (!dir.ok) return dir.error.code === 'workspace.file_not_found' ? fileNotFound(path) : dir;
+      const entry = await entryIn(dir.value, name);
+      if (entry?.kind === 'directory') return pathIsDirectory(path);
+      if (guard.kind === 'absent' && entry) return conflict(path, 'already exists');
+      if (guard.kind === 'sha256') {
+        if (!entry) return fileNotFound(path);
+        if ((await sha256Hex(await readHandle(entry.handle))) !== guard.sha256)
+          return conflict(path, 'has changed');
+      }
+      const handle = entry?.handle ?? (await dir.value.getFileHandle(name, { create: true }));
+      await writeHandle(handle, data);
+      return ok({ sha256: await sha256Hex(data) });
+    });
+  }
+
+  append(path: WorkspacePath, data: Uint8Array): Promise<Result<AppendOutcome, WorkspaceError>> {
+    return this.#locked(path, `append to ${path}`, async () => {
+      const { parent, name } = split(path);
+      const dir = await walk(this.root, parent, true);
+      if (!dir.ok) return dir;
+      const entry = await entryIn(dir.value, name);
+      if (entry?.kind === 'directory') return pathIsDirectory(path);
+      const previous = entry ? await readHandle(entry.handle) : new Uint8Array();
+      const handle = entry?.handle ?? (await dir.value.getFileHandle(name, { create: true }));
+      await writeHandle(handle, data, previous.byteLength);
+      const next = new Uint8Array(previous.byteLength + data.byteLength);
+      next.set(previous);
+      next.set(data, previous.byteLength);
+      return ok({
+        sha256: await sha256Hex(next),
+        created: entry === null,
+        previousSha256: entry ? await sha256Hex(previous) : null,
+      });
+    });
+  }
+
+  list(dir?: WorkspacePath): Promise<Result<WorkspaceEntry[], WorkspaceError>> {
+    return guarded(`list ${dir ?? 'the workspace root'}`, async () => {
+      const handle = await walk(this.root, dir === undefined ? [] : pathSegments(dir), false);
+      if (!handle.ok) return handle;
+      const entries: WorkspaceEntry[] = [];
+      for await (const [name, child] of (handle.value as IterableDir).entries()) {
+        entries.push({ path: joinPath(dir ?? null, name), kind: child.kind });
+      }
+      return ok(entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+    });
+  }
+
+  remove(path: WorkspacePath): Promise<Result<void, WorkspaceError>> {
+    return this.#locked(path, `remove ${path}`, async () => {
+      const { parent, name } = split(path);
+      const dir = await walk(this.root, parent, false);
+      if (!dir.ok) return ok(undefined);
+      try {
+        await dir.value.removeEntry(name, { recursive: true });
+      } catch (e) {
+        if (domError(e) !== 'NotFoundError') throw e;
+      }
+      return ok(undefined);
+    });
+  }
+
+  /** Web Locks serialize modifications of one file across workers and tabs of this origin. */
+  #locked<T>(path: WorkspacePath, what: string, fn: () => Promise<Result<T, WorkspaceError>>) {
+    return guarded(what, () => navigator.locks.request(`hearth:ws:${this.key}:${path}`, fn));
+  }
+}
+
+/**
+ * Workspaces in the Origin Private File System, under `workspaces/<key>/`. Works in pages and
+ * workers (writes go through `createWritable`, not sync access handles, so no worker is needed).
+ */
+export class OpfsWorkspaceStore implements WorkspaceStore {
+  constructor(private readonly opfsRoot: () => Promise<Dir> = () => navigator.storage.getDirectory()) {}
+
+  open(key: string): Promise<Result<Workspace, WorkspaceError>> {
+    return guarded(`open workspace ${key}`, async () => {
+      const segments = workspaceKeySegments(key);
+      if (!segments.ok) return segments;
+      const dir = await walk(await this.opfsRoot(), [BASE, ...segments.value], true);
+      if (!dir.ok) return storageFailed(`Cannot open workspace \`${key}\`: ${dir.error.message}`);
+      return ok(new OpfsWorkspace(segments.value.join('/'), dir.value));
+    });
+  }
+
+  delete(key: string): Promise<Result<void, WorkspaceError>> {
+    return guarded(`delete workspace ${key}`, async () => {
+      const segments = workspaceKeySegments(key);
+      if (!segments.ok) return segments;
+      const parent = await walk(await this.opfsRoot(), [BASE, ...segments.value.slice(0, -1)], false);
+      if (!parent.ok) return ok(undefined);
+      try {
+        await parent.value.removeEntry(segments.value.at(-1)!, { recursive: true });
+      } catch (e) {
+        if (domError(e) !== 'NotFoundError') throw e;
+      }
+      return ok(undefined);
+    });
+  }
+}

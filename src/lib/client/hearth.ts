@@ -1,0 +1,58 @@
+import type { ConnectionDraft } from '$lib/domain/connection';
+import type { RunId } from '$lib/domain/run';
+import type { Endpoint } from '$lib/worker/rpc';
+import { RpcClient } from '$lib/worker/rpc';
+import type { HearthMethods, HearthStreams } from '$lib/worker/protocol';
+
+/**
+ * The page-side API (`window.hearth`): what the UI and extensions call. Every method forwards
+ * to the runtime worker; failures reject with a HearthFailure carrying a stable code.
+ */
+export class HearthClient {
+  readonly #rpc: RpcClient<HearthMethods, HearthStreams>;
+
+  constructor(endpoint: Endpoint) {
+    this.#rpc = new RpcClient(endpoint);
+  }
+
+  readonly sessions = {
+    list: () => this.#rpc.call('sessions.list', undefined),
+    create: (input: { title?: string; connectionId?: string } = {}) => this.#rpc.call('sessions.create', input),
+    get: (sessionId: string) => this.#rpc.call('sessions.get', { sessionId }),
+    update: (sessionId: string, patch: { title?: string; connectionId?: string }) =>
+      this.#rpc.call('sessions.update', { sessionId, ...patch }),
+    delete: (sessionId: string) => this.#rpc.call('sessions.delete', { sessionId }),
+    /** Sends a message and follows the run it starts until the run ends. */
+    send: (sessionId: string, text: string) => this.#rpc.stream('sessions.send', { sessionId, text }),
+  };
+
+  readonly runs = {
+    watch: (runId: RunId) => this.#rpc.stream('runs.watch', { runId }),
+    cancel: (runId: RunId) => this.#rpc.call('runs.cancel', { runId }),
+    events: (runId: RunId, page: { afterSeq?: number; beforeSeq?: number; limit?: number } = {}) =>
+      this.#rpc.call('runs.events', { runId, ...page }),
+  };
+
+  readonly workspace = {
+    list: (sessionId: string, dir?: string) => this.#rpc.call('workspace.list', { sessionId, dir }),
+    read: (sessionId: string, path: string) => this.#rpc.call('workspace.read', { sessionId, path }),
+  };
+
+  readonly connections = {
+    list: () => this.#rpc.call('connections.list', undefined),
+    save: (draft: ConnectionDraft) => this.#rpc.call('connections.save', draft),
+    delete: (id: string) => this.#rpc.call('connections.delete', { id }),
+    setDefault: (id: string) => this.#rpc.call('connections.setDefault', { id }),
+    test: (draft: ConnectionDraft, signal?: AbortSignal) =>
+      this.#rpc.call('connections.test', { draft }, { signal }),
+  };
+
+  readonly storage = {
+    estimate: () => this.#rpc.call('storage.estimate', undefined),
+  };
+
+  /** Fails everything pending (the worker is gone). */
+  close(reason?: string): void {
+    this.#rpc.close(reason);
+  }
+}

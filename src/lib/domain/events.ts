@@ -1,0 +1,103 @@
+import type { ErrorCode } from './errors';
+import type { JsonObject } from './json';
+import type { RunId, RunStatus } from './run';
+
+/** Payloads of the journal event types in use (runtime.md §1.16). */
+export interface RunEventPayloads {
+  run_created: { target: JsonObject; connectionId: string; model: string };
+  status_changed: { status: RunStatus; from: RunStatus };
+  context_assembled: { invocationId: string; tools: string[]; messageCount: number };
+  model_request_created: {
+    round: number;
+    invocationId: string;
+    request: { provider: string; model: string; messageCount: number; toolCount: number };
+  };
+  model_call_attempt_failed: {
+    round: number;
+    invocationId: string;
+    attempt: number;
+    maxRetries: number;
+    retryable: boolean;
+    willRetry: boolean;
+    code: ErrorCode;
+    message: string;
+  };
+  model_call_retry_scheduled: { round: number; invocationId: string; nextAttempt: number; intervalMs: number };
+  model_response_stored: { round: number; invocationId: string; path: string; responseId: string | null; model: string };
+  model_completed: {
+    round: number;
+    invocationId: string;
+    modelResponsePath: string;
+    toolCallCount: number;
+    textChars: number;
+    textWords: number;
+    hasReasoning: boolean;
+    reasoningChars: number;
+    finishReason: string;
+    usage: JsonObject;
+  };
+  tool_call_requested: {
+    round: number;
+    invocationId: string;
+    callId: string;
+    toolId: string | null;
+    name: string;
+    argumentsRef: string;
+  };
+  tool_call_started: { round: number; invocationId: string; callId: string; toolId: string; name: string };
+  tool_result_stored: { round: number; invocationId: string; callId: string; path: string };
+  tool_call_completed: ToolCallOutcomePayload;
+  tool_call_failed: ToolCallOutcomePayload;
+  workspace_file_written: {
+    invocationId: string;
+    path: string;
+    mode: 'replace' | 'append';
+    chars: number;
+    words: number;
+    sha256: string;
+  };
+  run_cancel_requested: null;
+  run_cancelled: { message?: string };
+  run_completed: null;
+  run_failed: { code: ErrorCode; message: string; retryable: boolean; userRetryable: boolean };
+}
+
+export interface ToolCallOutcomePayload {
+  round: number;
+  invocationId: string;
+  callId: string;
+  toolId: string | null;
+  name: string;
+  isError: boolean;
+  errorCode: ErrorCode | null;
+  message: string;
+  elapsedMs: number;
+  resourceRefs: string[];
+}
+
+export type RunEventType = keyof RunEventPayloads;
+export type EventLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** One journal entry; `seq` is assigned by the journal, monotonic per run from 1, without gaps. */
+export type RunEvent = {
+  [T in RunEventType]: {
+    runId: RunId;
+    seq: number;
+    timestamp: string;
+    level: EventLevel;
+    type: T;
+    payload: RunEventPayloads[T];
+  };
+}[RunEventType];
+
+/** An event before the journal gives it a sequence number and a time. */
+export type NewRunEvent = {
+  [T in RunEventType]: { type: T; level?: EventLevel; payload: RunEventPayloads[T] };
+}[RunEventType];
+
+export const defaultLevel = (e: NewRunEvent): EventLevel => {
+  if (e.level) return e.level;
+  if (e.type === 'run_failed') return 'error';
+  if (e.type === 'tool_call_failed' || e.type === 'model_call_attempt_failed') return 'warn';
+  return 'info';
+};

@@ -1,0 +1,51 @@
+import type { Brand } from './brand';
+import type { HearthError } from './errors';
+import type { Usage } from './model';
+
+export type RunId = Brand<string, 'RunId'>;
+export type InvocationId = Brand<string, 'InvocationId'>;
+export const ROOT_INVOCATION = 'inv_root' as InvocationId;
+
+/** runtime.md §1.3, snake_case on the wire. */
+export type RunStatus =
+  | 'created'
+  | 'initializing_workspace'
+  | 'assembling_context'
+  | 'calling_model'
+  | 'dispatching_tool'
+  | 'creating_checkpoint'
+  | 'finishing'
+  | 'cancelling'
+  | 'completed'
+  | 'partial_success'
+  | 'cancelled'
+  | 'failed';
+
+export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'partial_success', 'cancelled', 'failed'];
+export const isTerminal = (s: RunStatus): boolean => TERMINAL_STATUSES.includes(s);
+
+export type RunTarget = { kind: 'session'; sessionId: string };
+
+export interface RunRecord {
+  id: RunId;
+  target: RunTarget;
+  connectionId: string;
+  model: string;
+  status: RunStatus;
+  /** Completed model rounds. */
+  rounds: number;
+  usage: Usage;
+  error?: HearthError;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  const sum = (x?: number, y?: number) => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
+  const out: Usage = {};
+  for (const k of ['inputTokens', 'outputTokens', 'totalTokens', 'reasoningTokens', 'cachedInputTokens'] as const) {
+    const v = sum(a[k], b[k]);
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
+}

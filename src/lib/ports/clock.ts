@@ -1,0 +1,9 @@
+export interface Clock {
+  now(): number;
+}
+
+/** Random identifiers: `run_` + 32 hex and friends (runtime.md §0.3). */
+export interface Ids {
+  runId(): string;
+  sessionId(): string;
+}

@@ -1,0 +1,245 @@
+import { textMetrics } from '$lib/domain/text-metrics';
+import { HearthFailure, toHearthError, type HearthError } from '$lib/domain/errors';
+import type { ContentPart, ModelMessage, ModelRequest } from '$lib/domain/model';
+import { addUsage, ROOT_INVOCATION, type RunRecord } from '$lib/domain/run';
+import type { SessionMessage } from '$lib/domain/session';
+import { normalizeToolArguments, replayArguments } from '$lib/domain/tool-arguments';
+import type { WorkspaceRoots } from '$lib/domain/workspace-roots';
+import type { Clock } from '$lib/ports/clock';
+import type { ModelGateway } from '$lib/ports/model-gateway';
+import type { SessionStore } from '$lib/ports/stores';
+import type { Workspace } from '$lib/ports/workspace';
+import { ReadState } from '$lib/tools/workspace/read-state';
+import { sessionAuditPaths } from './audit-paths';
+import { collectModelTurn, type ModelTurn } from './model-turn';
+import type { RunRecorder } from './run-recorder';
+import { sessionSystemPrompt } from './session-prompt';
+import { dispatchToolCall } from './tool-dispatch';
+import type { ToolSnapshot } from './tool-snapshot';
+
+export interface RetryPolicy {
+  maxRetries: number;
+  intervalMs: number;
+}
+
+export interface SessionRunDeps {
+  gateway: ModelGateway;
+  snapshot: ToolSnapshot;
+  workspace: Workspace;
+  roots: WorkspaceRoots;
+  sessions: SessionStore;
+  recorder: RunRecorder;
+  clock: Clock;
+  retry: RetryPolicy;
+  /** Resolves after `ms`, or early when `signal` aborts. */
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** How the loop ended; the caller finalizes the run record and journal from it. */
+export type SessionRunEnd = { kind: 'completed' } | { kind: 'cancelled' } | { kind: 'failed'; error: HearthError };
+
+const encoder = new TextEncoder();
+
+/**
+ * A Session run (D13): call the model, execute its tool calls in order, feed the results back,
+ * and end when the model answers without tool calls. No round cap (D3): the run ends on an
+ * answer, a fatal error or cancellation. Messages are saved as they complete, so a stopped or
+ * failed run keeps everything it produced.
+ */
+export async function runSessionLoop(
+  run: RunRecord,
+  history: SessionMessage[],
+  deps: SessionRunDeps,
+  signal: AbortSignal,
+): Promise<SessionRunEnd> {
+  const { recorder, snapshot } = deps;
+  const sessionId = run.target.sessionId;
+  const audit = sessionAuditPaths(run.id);
+  const readState = new ReadState();
+  const system: ModelMessage = { role: 'system', parts: [{ type: 'text', text: sessionSystemPrompt(deps.roots, snapshot) }] };
+  const messages: ModelMessage[] = history.map(({ role, parts }) => ({ role, parts }));
+  let nextIndex = history.length;
+
+  const save = async (msg: ModelMessage, interrupted = false) => {
+    const stored: SessionMessage = {
+      ...msg,
+      sessionId,
+      index: nextIndex++,
+      runId: run.id,
+      createdAt: deps.clock.now(),
+      ...(interrupted ? { interrupted } : {}),
+    };
+    await deps.sessions.appendMessages([stored]);
+    messages.push(msg);
+    recorder.publish({ type: 'message', message: stored });
+  };
+
+  await recorder.emit({
+    type: 'context_assembled',
+    payload: { invocationId: ROOT_INVOCATION, tools: snapshot.specs.map((s) => s.name), messageCount: messages.length + 1 },
+  });
+
+  try {
+    for (let round = 1; ; round++) {
+      if (signal.aborted) return { kind: 'cancelled' };
+      await recorder.setStatus('calling_model');
+      const request: ModelRequest = {
+        model: run.model,
+        messages: [system, ...messages],
+        tools: [...snapshot.specs],
+        toolChoice: 'auto',
+      };
+      await recorder.emit({
+        type: 'model_request_created',
+        payload: {
+          round,
+          invocationId: ROOT_INVOCATION,
+          request: {
+            provider: deps.gateway.provider,
+            model: run.model,
+            messageCount: request.messages.length,
+            toolCount: request.tools.length,
+          },
+        },
+      });
+
+      const outcome = await callWithRetry(request, round, deps, signal);
+      if (outcome.kind !== 'completed') {
+        const partial = outcome.partial;
+        if (partial.text.trim() || partial.reasoning.trim()) await save(assistantMessage(partial, false), true);
+        return outcome.kind === 'cancelled' ? { kind: 'cancelled' } : { kind: 'failed', error: outcome.error };
+      }
+      const turn = outcome.turn;
+      const responsePath = audit.modelResponse(round);
+      const storedResponse = await deps.workspace.write(
+        responsePath,
+        encoder.encode(JSON.stringify({ round, invocationId: ROOT_INVOCATION, response: turn }, null, 2)),
+      );
+      if (!storedResponse.ok) throw new HearthFailure(storedResponse.error);
+      await recorder.emit({
+        type: 'model_response_stored',
+        payload: {
+          round,
+          invocationId: ROOT_INVOCATION,
+          path: responsePath,
+          responseId: turn.responseId,
+          model: turn.model ?? run.model,
+        },
+      });
+      const textM = textMetrics(turn.text);
+      await recorder.emit({
+        type: 'model_completed',
+        payload: {
+          round,
+          invocationId: ROOT_INVOCATION,
+          modelResponsePath: responsePath,
+          toolCallCount: turn.toolCalls.length,
+          textChars: textM.chars,
+          textWords: textM.words,
+          hasReasoning: turn.reasoning.length > 0,
+          reasoningChars: textMetrics(turn.reasoning).chars,
+          finishReason: turn.finish.raw ?? turn.finish.unified,
+          usage: { ...turn.usage },
+        },
+      });
+      await recorder.update({ rounds: round, usage: addUsage(recorder.run.usage, turn.usage) });
+      await save(assistantMessage(turn, true));
+
+      // In a Session a text-only turn is the answer (D4).
+      if (turn.toolCalls.length === 0) return { kind: 'completed' };
+
+      for (const call of turn.toolCalls) {
+        if (signal.aborted) return { kind: 'cancelled' };
+        const result = await dispatchToolCall(call, round, {
+          snapshot,
+          toolContext: { workspace: deps.workspace, roots: deps.roots, readState, signal },
+          workspace: deps.workspace,
+          audit,
+          recorder,
+          invocationId: ROOT_INVOCATION,
+          clock: deps.clock,
+        });
+        await save({
+          role: 'tool',
+          parts: [
+            {
+              type: 'tool-result',
+              callId: result.callId,
+              name: call.name,
+              content: result.content,
+              isError: result.isError,
+              images: result.images,
+            },
+          ],
+        });
+      }
+    }
+  } catch (e) {
+    if (signal.aborted) return { kind: 'cancelled' };
+    return { kind: 'failed', error: toHearthError(e instanceof HearthFailure ? e.error : e) };
+  }
+}
+
+function assistantMessage(turn: ModelTurn, withCalls: boolean): ModelMessage {
+  const parts: ContentPart[] = [];
+  if (turn.reasoning) parts.push({ type: 'reasoning', text: turn.reasoning });
+  if (turn.text) parts.push({ type: 'text', text: turn.text });
+  if (withCalls) {
+    for (const call of turn.toolCalls) {
+      parts.push({
+        type: 'tool-call',
+        callId: call.callId,
+        name: call.name,
+        input: replayArguments(normalizeToolArguments(call.rawArguments)),
+      });
+    }
+  }
+  return { role: 'assistant', parts };
+}
+
+type CallOutcome =
+  | { kind: 'completed'; turn: ModelTurn }
+  | { kind: 'failed'; error: HearthError; partial: ModelTurn }
+  | { kind: 'cancelled'; partial: ModelTurn };
+
+/** D15: retry rate limits and transient failures, never once tool-call output has streamed. */
+async function callWithRetry(
+  request: ModelRequest,
+  round: number,
+  deps: SessionRunDeps,
+  signal: AbortSignal,
+): Promise<CallOutcome> {
+  const { recorder, retry } = deps;
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await collectModelTurn(deps.gateway, request, signal, (part) =>
+      recorder.publish({ type: 'part', round, part }),
+    );
+    if (outcome.kind === 'completed') return outcome;
+    if (signal.aborted) return { kind: 'cancelled', partial: outcome.partial };
+    const retryable = outcome.error.retryable === true && !outcome.toolOutputStarted;
+    const willRetry = retryable && attempt <= retry.maxRetries;
+    await recorder.emit({
+      type: 'model_call_attempt_failed',
+      level: willRetry ? 'warn' : 'error',
+      payload: {
+        round,
+        invocationId: ROOT_INVOCATION,
+        attempt,
+        maxRetries: retry.maxRetries,
+        retryable,
+        willRetry,
+        code: outcome.error.code,
+        message: outcome.error.message,
+      },
+    });
+    if (!willRetry) return { kind: 'failed', error: outcome.error, partial: outcome.partial };
+    const intervalMs = Math.max(outcome.error.retryAfterMs ?? 0, retry.intervalMs * 2 ** (attempt - 1));
+    await recorder.emit({
+      type: 'model_call_retry_scheduled',
+      payload: { round, invocationId: ROOT_INVOCATION, nextAttempt: attempt + 1, intervalMs },
+    });
+    recorder.publish({ type: 'round-reset', round });
+    await deps.sleep(intervalMs, signal);
+    if (signal.aborted) return { kind: 'cancelled', partial: outcome.partial };
+  }
+}

@@ -1,0 +1,309 @@
+import { DEMO_CONNECTION, type Connection } from '$lib/domain/connection';
+import { hearthError, HearthFailure } from '$lib/domain/errors';
+import { type RunId, type RunRecord } from '$lib/domain/run';
+import type { RunUpdate } from '$lib/domain/run-update';
+import { titleFromPrompt, type SessionMessage, type SessionRecord, type SessionSummary } from '$lib/domain/session';
+import { sessionRoots } from '$lib/domain/workspace-roots';
+import type { Clock, Ids } from '$lib/ports/clock';
+import type { Journal } from '$lib/ports/journal';
+import type { Locks } from '$lib/ports/locks';
+import type { ModelGateway } from '$lib/ports/model-gateway';
+import type { ConnectionStore, RunStore, SessionStore, SettingsStore } from '$lib/ports/stores';
+import type { Workspace, WorkspaceStore } from '$lib/ports/workspace';
+import type { BuiltinTool } from '$lib/tools/tool';
+import { AsyncQueue, RunFeed } from './run-feed';
+import { RunRecorder } from './run-recorder';
+import { runSessionLoop, type RetryPolicy, type SessionRunEnd } from './session-run';
+import { buildToolSnapshot } from './tool-snapshot';
+
+export interface SessionServiceDeps {
+  sessions: SessionStore;
+  runs: RunStore;
+  journal: Journal;
+  connections: ConnectionStore;
+  settings: SettingsStore;
+  workspaces: WorkspaceStore;
+  locks: Locks;
+  gatewayFor: (connection: Connection) => ModelGateway;
+  tools: readonly BuiltinTool[];
+  clock: Clock;
+  ids: Ids;
+  retry: RetryPolicy;
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export const DEFAULT_CONNECTION_KEY = 'defaultConnectionId';
+export const sessionWorkspaceKey = (sessionId: string) => `sessions/${sessionId}`;
+
+interface ActiveRun {
+  controller: AbortController;
+  recorder: RunRecorder;
+  done: Promise<void>;
+}
+
+/**
+ * Sessions and their runs (D13): one active run per session across tabs (a named lock held for
+ * the run's life), the run executed in this worker, its progress fanned out to subscribers.
+ */
+export class SessionService {
+  readonly #feed = new RunFeed();
+  readonly #active = new Map<string, ActiveRun>();
+
+  constructor(private readonly deps: SessionServiceDeps) {}
+
+  async list(): Promise<SessionSummary[]> {
+    const sessions = await this.deps.sessions.list();
+    return Promise.all(
+      sessions.map(async (s) => {
+        const runs = await this.deps.runs.listForSession(s.id);
+        return {
+          ...s,
+          messageCount: await this.deps.sessions.messageCount(s.id),
+          lastRunStatus: runs.at(-1)?.status ?? null,
+        };
+      }),
+    );
+  }
+
+  async create(input: { title?: string; connectionId?: string } = {}): Promise<SessionRecord> {
+    const now = this.deps.clock.now();
+    const connectionId =
+      input.connectionId ??
+      (await this.deps.settings.get<string>(DEFAULT_CONNECTION_KEY)) ??
+      DEMO_CONNECTION.id;
+    const session: SessionRecord = {
+      id: this.deps.ids.sessionId(),
+      title: input.title?.trim() || 'New session',
+      connectionId,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.deps.sessions.put(session);
+    return session;
+  }
+
+  async get(sessionId: string): Promise<{ session: SessionRecord; messages: SessionMessage[]; runs: RunRecord[] }> {
+    const session = await this.#session(sessionId);
+    const [messages, runs] = await Promise.all([
+      this.deps.sessions.messages(sessionId),
+      this.deps.runs.listForSession(sessionId),
+    ]);
+    return { session, messages, runs };
+  }
+
+  async update(sessionId: string, patch: { title?: string; connectionId?: string }): Promise<SessionRecord> {
+    const session = await this.#session(sessionId);
+    const next = { ...session, ...patch, updatedAt: this.deps.clock.now() };
+    await this.deps.sessions.put(next);
+    return next;
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    const acquired = await this.deps.locks.tryWithLock(sessionLock(sessionId), async () => {
+      await this.deps.sessions.delete(sessionId);
+      const removed = await this.deps.workspaces.delete(sessionWorkspaceKey(sessionId));
+      if (!removed.ok) throw new HearthFailure(removed.error);
+    });
+    if (!acquired.acquired) {
+      throw new HearthFailure(hearthError('agent.session_busy', 'Stop the running reply before deleting this session.'));
+    }
+  }
+
+  async workspace(sessionId: string): Promise<Workspace> {
+    const opened = await this.deps.workspaces.open(sessionWorkspaceKey(sessionId));
+    if (!opened.ok) throw new HearthFailure(opened.error);
+    return opened.value;
+  }
+
+  /**
+   * Saves the person's message and starts a run. Updates are delivered from the run's start
+   * through its terminal record; closing the iterator detaches without stopping the run. The
+   * iteration throws when the run cannot start (session gone, busy in another tab).
+   */
+  send(sessionId: string, text: string): AsyncIterable<RunUpdate> {
+    const queue = new AsyncQueue<RunUpdate>();
+    void this.#start(sessionId, text, queue).catch((e) => queue.fail(e));
+    return queue;
+  }
+
+  /** Replays a run's journal, then follows it live while this tab runs it. */
+  watch(runId: RunId): AsyncIterable<RunUpdate> {
+    const queue = new AsyncQueue<RunUpdate>();
+    const buffered: RunUpdate[] = [];
+    let live = false;
+    const deliver = (u: RunUpdate) => {
+      queue.push(u);
+      if (u.type === 'event' && TERMINAL_EVENTS.has(u.event.type)) {
+        unsubscribe();
+        queue.close();
+      }
+    };
+    const unsubscribe = this.#feed.subscribe(runId, (u) => (live ? deliver(u) : buffered.push(u)));
+    void (async () => {
+      const run = await this.deps.runs.get(runId);
+      if (!run) throw new HearthFailure(hearthError('agent.not_found', 'This run no longer exists.'));
+      let lastSeq = 0;
+      for (;;) {
+        const page = await this.deps.journal.read(runId, { afterSeq: lastSeq, limit: 500 });
+        for (const event of page) queue.push({ type: 'event', event });
+        lastSeq = page.at(-1)?.seq ?? lastSeq;
+        if (page.length < 500) break;
+      }
+      live = true;
+      for (const u of buffered) if (u.type !== 'event' || u.event.seq > lastSeq) deliver(u);
+      if (!this.#active.has(runId)) {
+        unsubscribe();
+        queue.push({ type: 'run', run: (await this.deps.runs.get(runId)) ?? run });
+        queue.close();
+      }
+    })().catch((e) => {
+      unsubscribe();
+      queue.fail(e);
+    });
+    return queue;
+  }
+
+  /** Stops a run of this tab: the stream is aborted at once and everything written is kept. */
+  async cancel(runId: RunId): Promise<void> {
+    const active = this.#active.get(runId);
+    if (!active || active.controller.signal.aborted) return;
+    await active.recorder.emit({ type: 'run_cancel_requested', payload: null });
+    await active.recorder.setStatus('cancelling');
+    active.controller.abort();
+    await active.done;
+  }
+
+  async #start(sessionId: string, text: string, queue: AsyncQueue<RunUpdate>): Promise<void> {
+    const session = await this.#session(sessionId);
+    const connection = await this.#connection(session.connectionId);
+    const workspace = await this.workspace(sessionId);
+    const held = await this.deps.locks.tryWithLock(sessionLock(sessionId), async () => {
+      const now = this.deps.clock.now();
+      const run: RunRecord = {
+        id: this.deps.ids.runId() as RunId,
+        target: { kind: 'session', sessionId },
+        connectionId: connection.id,
+        model: connection.model,
+        status: 'created',
+        rounds: 0,
+        usage: {},
+        createdAt: now,
+        updatedAt: now,
+      };
+      await this.deps.runs.put(run);
+      const unsubscribe = this.#feed.subscribe(run.id, (u) => queue.push(u));
+      const recorder = new RunRecorder(run, {
+        runs: this.deps.runs,
+        journal: this.deps.journal,
+        clock: this.deps.clock,
+        publish: (u) => this.#feed.publish(run.id, u),
+      });
+      const controller = new AbortController();
+      let finished!: () => void;
+      const done = new Promise<void>((resolve) => (finished = resolve));
+      this.#active.set(run.id, { controller, recorder, done });
+      try {
+        recorder.publish({ type: 'run', run });
+        await recorder.emit({
+          type: 'run_created',
+          payload: { target: { ...run.target }, connectionId: connection.id, model: connection.model },
+        });
+        const history = await this.deps.sessions.messages(sessionId);
+        const userMessage: SessionMessage = {
+          sessionId,
+          index: history.length,
+          runId: run.id,
+          role: 'user',
+          parts: [{ type: 'text', text }],
+          createdAt: now,
+        };
+        await this.deps.sessions.appendMessages([userMessage]);
+        recorder.publish({ type: 'message', message: userMessage });
+        const retitle = history.length === 0 && session.title === 'New session';
+        await this.deps.sessions.put({ ...session, title: retitle ? titleFromPrompt(text) : session.title, updatedAt: now });
+        await this.#finalize(
+          recorder,
+          await this.#execute(recorder, [...history, userMessage], connection, workspace, controller.signal),
+        );
+      } catch (e) {
+        await this.#finalize(recorder, { kind: 'failed', error: toError(e) });
+      } finally {
+        this.#active.delete(run.id);
+        unsubscribe();
+        queue.close();
+        finished();
+      }
+    });
+    if (!held.acquired) {
+      throw new HearthFailure(
+        hearthError('agent.session_busy', 'This session already has a reply in progress (perhaps in another tab).'),
+      );
+    }
+  }
+
+  async #execute(
+    recorder: RunRecorder,
+    history: SessionMessage[],
+    connection: Connection,
+    workspace: Workspace,
+    signal: AbortSignal,
+  ): Promise<SessionRunEnd> {
+    await recorder.setStatus('assembling_context');
+    return runSessionLoop(
+      recorder.run,
+      history,
+      {
+        gateway: this.deps.gatewayFor(connection),
+        snapshot: buildToolSnapshot(this.deps.tools, 'session'),
+        workspace,
+        roots: sessionRoots(),
+        sessions: this.deps.sessions,
+        recorder,
+        clock: this.deps.clock,
+        retry: this.deps.retry,
+        sleep: this.deps.sleep,
+      },
+      signal,
+    );
+  }
+
+  async #finalize(recorder: RunRecorder, end: SessionRunEnd): Promise<void> {
+    if (end.kind === 'completed') {
+      await recorder.setStatus('completed');
+      await recorder.emit({ type: 'run_completed', payload: null });
+    } else if (end.kind === 'cancelled') {
+      await recorder.setStatus('cancelled');
+      await recorder.emit({ type: 'run_cancelled', payload: { message: 'Stopped by the person.' } });
+    } else {
+      const { code, message } = end.error;
+      await recorder.setStatus('failed', { error: end.error });
+      await recorder.emit({
+        type: 'run_failed',
+        payload: { code, message, retryable: end.error.retryable === true, userRetryable: end.error.retryable === true },
+      });
+    }
+  }
+
+  async #session(id: string): Promise<SessionRecord> {
+    const session = await this.deps.sessions.get(id);
+    if (!session) throw new HearthFailure(hearthError('agent.not_found', 'This session no longer exists.'));
+    return session;
+  }
+
+  async #connection(id: string): Promise<Connection> {
+    if (id === DEMO_CONNECTION.id) return DEMO_CONNECTION;
+    const connection = await this.deps.connections.get(id);
+    if (!connection) {
+      throw new HearthFailure(
+        hearthError('model.not_configured', 'The model connection of this session was deleted. Pick another one.'),
+      );
+    }
+    return connection;
+  }
+}
+
+const TERMINAL_EVENTS = new Set(['run_completed', 'run_failed', 'run_cancelled']);
+const sessionLock = (sessionId: string) => `hearth:session:${sessionId}`;
+
+const toError = (e: unknown) =>
+  e instanceof HearthFailure ? e.error : hearthError('agent.internal_error', e instanceof Error ? e.message : String(e));

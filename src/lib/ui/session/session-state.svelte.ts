@@ -1,0 +1,158 @@
+import type { HearthClient } from '$lib/client/hearth';
+import type { HearthError } from '$lib/domain/errors';
+import type { ContentPart } from '$lib/domain/model';
+import { isTerminal, type RunRecord } from '$lib/domain/run';
+import type { RunUpdate } from '$lib/domain/run-update';
+import type { SessionMessage, SessionRecord } from '$lib/domain/session';
+import { describeError } from '../errors';
+
+export interface StreamingToolCall {
+  blockId: string;
+  callId: string;
+  name: string;
+  argumentsPreview: string;
+}
+
+/** What is streaming in the current round, before the message is saved (never journaled). */
+export interface StreamingTurn {
+  round: number;
+  reasoning: string;
+  text: string;
+  toolCalls: StreamingToolCall[];
+}
+
+type ToolResultPart = Extract<ContentPart, { type: 'tool-result' }>;
+
+/** The state of one session page, fed by the client: history, the live run, and errors. */
+export class SessionState {
+  session = $state<SessionRecord | null>(null);
+  messages = $state<SessionMessage[]>([]);
+  runs = $state<RunRecord[]>([]);
+  streaming = $state<StreamingTurn | null>(null);
+  error = $state<HearthError | null>(null);
+  loading = $state(true);
+  /** Bumped whenever workspace files may have changed. */
+  workspaceVersion = $state(0);
+  now = $state(Date.now());
+
+  readonly activeRun = $derived(this.runs.find((r) => !isTerminal(r.status)) ?? null);
+  readonly busy = $derived(this.activeRun !== null);
+  readonly results = $derived(
+    new Map(
+      this.messages.flatMap((m) =>
+        m.parts.filter((p): p is ToolResultPart => p.type === 'tool-result').map((p) => [p.callId, p] as const),
+      ),
+    ),
+  );
+
+  #ticker: ReturnType<typeof setInterval> | null = null;
+
+  constructor(
+    private readonly client: HearthClient,
+    readonly sessionId: string,
+  ) {}
+
+  async load(): Promise<void> {
+    this.loading = true;
+    try {
+      const { session, messages, runs } = await this.client.sessions.get(this.sessionId);
+      this.session = session;
+      this.messages = messages;
+      this.runs = runs;
+      const active = this.activeRun;
+      if (active) void this.#follow(this.client.runs.watch(active.id));
+    } catch (e) {
+      this.error = describeError(e);
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  async send(text: string): Promise<void> {
+    this.error = null;
+    await this.#follow(this.client.sessions.send(this.sessionId, text));
+  }
+
+  async stop(): Promise<void> {
+    const run = this.activeRun;
+    if (!run) return;
+    try {
+      await this.client.runs.cancel(run.id);
+    } catch (e) {
+      this.error = describeError(e);
+    }
+  }
+
+  async setConnection(connectionId: string): Promise<void> {
+    try {
+      this.session = await this.client.sessions.update(this.sessionId, { connectionId });
+    } catch (e) {
+      this.error = describeError(e);
+    }
+  }
+
+  dispose(): void {
+    if (this.#ticker) clearInterval(this.#ticker);
+  }
+
+  async #follow(updates: AsyncIterable<RunUpdate>): Promise<void> {
+    this.#ticker ??= setInterval(() => (this.now = Date.now()), 1000);
+    try {
+      for await (const update of updates) this.apply(update);
+    } catch (e) {
+      this.error = describeError(e);
+    } finally {
+      this.streaming = null;
+      this.workspaceVersion++;
+      if (this.#ticker && !this.busy) {
+        clearInterval(this.#ticker);
+        this.#ticker = null;
+      }
+    }
+  }
+
+  apply(update: RunUpdate): void {
+    switch (update.type) {
+      case 'run': {
+        const i = this.runs.findIndex((r) => r.id === update.run.id);
+        if (i >= 0) this.runs[i] = update.run;
+        else this.runs.push(update.run);
+        if (update.run.status === 'failed' && update.run.error) this.error = null;
+        break;
+      }
+      case 'message':
+        if (!this.messages.some((m) => m.index === update.message.index)) this.messages.push(update.message);
+        if (update.message.role === 'assistant') this.streaming = null;
+        break;
+      case 'round-reset':
+        this.streaming = null;
+        break;
+      case 'part':
+        this.#applyPart(update);
+        break;
+      case 'event':
+        if (update.event.type === 'workspace_file_written') this.workspaceVersion++;
+        break;
+    }
+  }
+
+  #applyPart({ round, part }: Extract<RunUpdate, { type: 'part' }>): void {
+    const s = (this.streaming ??= { round, reasoning: '', text: '', toolCalls: [] });
+    switch (part.type) {
+      case 'text-delta':
+        s.text += part.delta;
+        break;
+      case 'reasoning-delta':
+        s.reasoning += part.delta;
+        break;
+      case 'tool-input-start':
+        s.toolCalls.push({ blockId: part.blockId, callId: part.callId, name: part.name, argumentsPreview: '' });
+        break;
+      case 'tool-input-delta': {
+        const call = s.toolCalls.find((c) => c.blockId === part.blockId);
+        if (call) call.argumentsPreview += part.delta;
+        break;
+      }
+    }
+  }
+}

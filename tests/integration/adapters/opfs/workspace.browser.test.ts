@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { OpfsWorkspaceStore } from '$lib/adapters/opfs/workspace';
+import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
+import { workspaceContract } from '../../../support/workspace-contract';
+import type { WriterRequest } from './opfs-writer.worker';
+
+describe('environment', () => {
+  it('runs in a browser with OPFS and Web Locks', () => {
+    expect(typeof navigator.storage.getDirectory).toBe('function');
+    expect(typeof navigator.locks.request).toBe('function');
+  });
+});
+
+// One store for every test: it holds no state of its own, and each test uses fresh keys.
+const store = new OpfsWorkspaceStore();
+workspaceContract('opfs', async () => store);
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const p = (raw: string) => parseWorkspacePath(raw) as { ok: true; value: WorkspacePath };
+
+describe('opfs: serialization across workers', () => {
+  const key = `sessions/workers-${crypto.randomUUID()}`;
+  const workers: Worker[] = [];
+
+  afterEach(async () => {
+    for (const w of workers.splice(0)) w.terminate();
+    await store.delete(key);
+  });
+
+  /** Starts a worker with a prepared request; `go()` runs it and resolves with its outcome. */
+  const prepareInWorker = (req: WriterRequest) =>
+    new Promise<() => Promise<{ ok: boolean; code?: string }>>((ready, reject) => {
+      const worker = new Worker(new URL('./opfs-writer.worker.ts', import.meta.url), { type: 'module' });
+      workers.push(worker);
+      worker.onerror = (e) => reject(new Error(e.message));
+      worker.onmessage = () =>
+        ready(
+          () =>
+            new Promise((resolve) => {
+              worker.onmessage = (e) => resolve(e.data);
+              worker.postMessage('go');
+            }),
+        );
+      worker.postMessage(req);
+    });
+
+  it('lets exactly one guarded write win when a page and workers race', async () => {
+    const opened = await store.open(key);
+    if (!opened.ok) throw new Error(opened.error.message);
+    const ws = opened.value;
+    const path = p('work/race.txt').value;
+    const written = await ws.write(path, enc('original'));
+    if (!written.ok) throw new Error(written.error.message);
+    const guard = { kind: 'sha256', sha256: written.value.sha256 } as const;
+    const results = await Promise.all([
+      ...[0, 1, 2].map((i) => inWorker({ op: 'write', key, path, data: enc(`worker ${i}`), guard })),
+      ws
+        .write(path, enc('page'), guard)
+        .then((r) => (r.ok ? { ok: true } : { ok: false, code: r.error.code })),
+    ]);
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+    expect(results.filter((r) => !r.ok).map((r) => r.code)).toEqual(Array(3).fill('workspace.conflict'));
+    const content = await ws.read(path);
+    expect(content.ok && new TextDecoder().decode(content.value)).toMatch(/^(worker [0-2]|page)$/);
+  });
+
+  it('loses no bytes when a page and workers append to one file', async () => {
+    const opened = await store.open(key);
+    if (!opened.ok) throw new Error(opened.error.message);
+    const path = p('work/log.txt').value;
+    const chunks = Array.from({ length: 8 }, (_, i) => `<chunk ${i}>`);
+    const racers = await Promise.all(
+      chunks.map(async (c, i) =>
+        i % 2 === 0
+          ? await prepareInWorker({ op: 'append', key, path, data: enc(c) })
+          : () => opened.value.append(path, enc(c)).then((r) => ({ ok: r.ok })),
+      ),
+    );
+    const results = await Promise.all(racers.map((go) => go()));
+    expect(results.every((r) => r.ok)).toBe(true);
+    const content = await opened.value.read(path);
+    const text = content.ok ? new TextDecoder().decode(content.value) : '';
+    expect(text.length).toBe(chunks.join('').length);
+    for (const c of chunks) expect(text).toContain(c);
+  });
+});
+
+describe('opfs: storage failures', () => {
+  it('returns workspace.storage_failed instead of throwing when OPFS is unavailable', async () => {
+    const broken = new OpfsWorkspaceStore(() => Promise.reject(new DOMException('denied', 'SecurityError')));
+    const opened = await broken.open('sessions/x');
+    expect(opened).toMatchObject({ ok: false, error: { code: 'workspace.storage_failed' } });
+    expect(!opened.ok && opened.error.message).toContain('SecurityError');
+    expect(await broken.delete('sessions/x')).toMatchObject({
+      ok: false,
+      error: { code: 'workspace.storage_failed' },
+    });
+  });
+
+  it('returns workspace.storage_failed when a directory handle fails mid-operation', async () => {
+    const root = await navigator.storage.getDirectory();
+    const failing = new Proxy(root, {
+      get(target, prop) {
+        if (prop === 'getDirectoryHandle') {
+          return () => Promise.reject(new DOMException('disk gone', 'InvalidStateError'));
+        }
+        const v = Reflect.get(target, prop);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const opened = await new OpfsWorkspaceStore(async () => failing).open('sessions/x');
+    expect(opened).toMatchObject({ ok: false, error: { code: 'workspace.storage_failed' } });
+  });
+});

@@ -1,0 +1,44 @@
+import 'fake-indexeddb/auto';
+import { openHearthDatabase } from '$lib/adapters/db/database';
+import { DexieJournal } from '$lib/adapters/db/journal';
+import { DexieConnectionStore, DexieRunStore, DexieSessionStore, DexieSettingsStore } from '$lib/adapters/db/stores';
+import { MemoryWorkspaceStore } from '$lib/adapters/memory/workspace';
+import { memoryLocks } from '$lib/adapters/system/locks';
+import { randomIds, systemClock } from '$lib/adapters/system/clock';
+import type { ModelGateway } from '$lib/ports/model-gateway';
+import { SessionService } from '$lib/runtime/sessions';
+import { workspaceTools } from '$lib/tools/workspace';
+
+let dbCounter = 0;
+
+/** The Session runtime on real Dexie (fake-indexeddb) and the memory workspace. */
+export function runtimeHarness(gateway: ModelGateway, options: { maxRetries?: number } = {}) {
+  const db = openHearthDatabase(`hearth-test-${++dbCounter}-${Math.random()}`);
+  const journal = new DexieJournal(db, systemClock);
+  const runs = new DexieRunStore(db);
+  const sessions = new DexieSessionStore(db);
+  const workspaces = new MemoryWorkspaceStore();
+  const sleeps: number[] = [];
+  const service = new SessionService({
+    sessions,
+    runs,
+    journal,
+    connections: new DexieConnectionStore(db),
+    settings: new DexieSettingsStore(db),
+    workspaces,
+    locks: memoryLocks(),
+    gatewayFor: () => gateway,
+    tools: workspaceTools,
+    clock: systemClock,
+    ids: randomIds,
+    retry: { maxRetries: options.maxRetries ?? 3, intervalMs: 1000 },
+    sleep: async (ms) => void sleeps.push(ms),
+  });
+  return { db, journal, runs, sessions, workspaces, service, sleeps };
+}
+
+export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}

@@ -1,0 +1,4 @@
+import { MemoryWorkspaceStore } from '$lib/adapters/memory/workspace';
+import { workspaceContract } from '../../../support/workspace-contract';
+
+workspaceContract('memory', async () => new MemoryWorkspaceStore());

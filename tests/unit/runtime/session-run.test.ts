@@ -1,0 +1,204 @@
+import { describe, expect, it } from 'vitest';
+import type { RunEvent } from '$lib/domain/events';
+import { HearthFailure } from '$lib/domain/errors';
+import type { RunUpdate } from '$lib/domain/run-update';
+import { parseWorkspacePath } from '$lib/domain/workspace-path';
+import { sessionWorkspaceKey } from '$lib/runtime/sessions';
+import { collect, runtimeHarness } from '../../support/runtime-harness';
+import { scriptedGateway } from '../../support/scripted-gateway';
+
+const events = (updates: RunUpdate[]) =>
+  updates.flatMap((u) => (u.type === 'event' ? [u.event] : [])) as RunEvent[];
+const types = (updates: RunUpdate[]) => events(updates).map((e) => e.type);
+const p = (raw: string) => {
+  const r = parseWorkspacePath(raw);
+  if (!r.ok) throw new Error(raw);
+  return r.value;
+};
+
+async function readText(h: ReturnType<typeof runtimeHarness>, sessionId: string, path: string) {
+  const ws = await h.workspaces.open(sessionWorkspaceKey(sessionId));
+  if (!ws.ok) throw new Error('open');
+  const r = await ws.value.read(p(path));
+  return r.ok ? new TextDecoder().decode(r.value) : null;
+}
+
+describe('a Session run', () => {
+  it('runs a two-round tool loop, journals it in order and answers', async () => {
+    const model = scriptedGateway([
+      {
+        text: 'Writing it.',
+        toolCalls: [
+          { callId: 'call_A', name: 'workspace_write_file', arguments: '{"path":"work/a.md","content":"hello"}' },
+        ],
+      },
+      { text: 'Done: work/a.md says hello.' },
+    ]);
+    const h = runtimeHarness(model.gateway);
+    const session = await h.service.create();
+    const updates = await collect(h.service.send(session.id, 'write hello'));
+
+    expect(types(updates)).toEqual([
+      'run_created',
+      'status_changed',
+      'context_assembled',
+      'status_changed',
+      'model_request_created',
+      'model_response_stored',
+      'model_completed',
+      'tool_call_requested',
+      'tool_call_started',
+      'status_changed',
+      'workspace_file_written',
+      'tool_result_stored',
+      'tool_call_completed',
+      'status_changed',
+      'model_request_created',
+      'model_response_stored',
+      'model_completed',
+      'status_changed',
+      'run_completed',
+    ]);
+    const seqs = events(updates).map((e) => e.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+
+    // The tool result went back with the provider's call id, after the assistant's call.
+    const second = model.requests[1]!;
+    const tail = second.messages.slice(-2);
+    expect(tail[0]).toMatchObject({ role: 'assistant', parts: expect.arrayContaining([{ type: 'tool-call', callId: 'call_A', name: 'workspace_write_file', input: { path: 'work/a.md', content: 'hello' } }]) });
+    expect(tail[1]!.parts[0]).toMatchObject({ type: 'tool-result', callId: 'call_A', isError: false });
+    expect(second.tools.map((t) => t.name)).toEqual(['workspace_read_file', 'workspace_write_file']);
+
+    expect(await readText(h, session.id, 'work/a.md')).toBe('hello');
+    const stored = await h.service.get(session.id);
+    expect(stored.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(stored.runs[0]).toMatchObject({ status: 'completed', rounds: 2, usage: { totalTokens: 30 } });
+    expect(stored.session.title).toBe('write hello');
+
+    // The journal on disk equals what was streamed live.
+    const journal = await h.journal.read(stored.runs[0]!.id, { limit: 500 });
+    expect(journal.map((e) => e.type)).toEqual(types(updates));
+  });
+
+  it('reads back what it wrote, and rejects truncated JSON recoverably', async () => {
+    const model = scriptedGateway([
+      {
+        toolCalls: [
+          { callId: 'c1', name: 'workspace_write_file', arguments: '{"path":"work/x.md","content":"x"}' },
+          { callId: 'c2', name: 'workspace_read_file', arguments: JSON.stringify({ path: 'work/x.md' }) },
+          { callId: 'c3', name: 'workspace_read_file', arguments: '{"path": "work/x' },
+        ],
+      },
+      { text: 'ok' },
+    ]);
+    const h = runtimeHarness(model.gateway);
+    const session = await h.service.create();
+    await collect(h.service.send(session.id, 'go'));
+    const results = model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => m.parts[0]);
+    expect(results[1]).toMatchObject({ callId: 'c2', isError: false });
+    expect(results[2]).toMatchObject({ callId: 'c3', isError: true });
+    expect((results[2] as { content: string }).content).toContain('{"path": "work/x');
+    // Invalid arguments are replayed as an empty object.
+    const call = model.requests[1]!.messages.at(-4)!.parts.find((x) => x.type === 'tool-call' && x.callId === 'c3');
+    expect(call).toMatchObject({ input: {} });
+  });
+
+  it('answers an unknown call name with the available tools and continues', async () => {
+    const model = scriptedGateway([
+      { toolCalls: [{ callId: 'u1', name: 'delete_everything', arguments: '{}' }] },
+      { text: 'sorry' },
+    ]);
+    const h = runtimeHarness(model.gateway);
+    const session = await h.service.create();
+    const updates = await collect(h.service.send(session.id, 'go'));
+    const failed = events(updates).find((e) => e.type === 'tool_call_failed');
+    expect(failed?.payload).toMatchObject({ errorCode: 'tool.unknown_tool', toolId: null });
+    expect((failed?.payload as { message: string }).message).toContain('`workspace_read_file`');
+    expect(types(updates).at(-1)).toBe('run_completed');
+  });
+
+  it('rejects unknown keys naming the accepted parameters', async () => {
+    const model = scriptedGateway([
+      { toolCalls: [{ callId: 'k1', name: 'workspace_read_file', arguments: '{"path":"work/a","bogus":1}' }] },
+      { text: 'ok' },
+    ]);
+    const h = runtimeHarness(model.gateway);
+    const session = await h.service.create();
+    await collect(h.service.send(session.id, 'go'));
+    const result = model.requests[1]!.messages.at(-1)!.parts[0] as { content: string; isError: boolean };
+    expect(result.isError).toBe(true);
+    expect(result.content).toMatch(/`bogus`.*`path`/);
+  });
+
+  it('fails with the provider error, keeping the conversation', async () => {
+    const model = scriptedGateway([{ error: { code: 'model.request_failed', message: 'model gpt-x not found' } }]);
+    const h = runtimeHarness(model.gateway);
+    const session = await h.service.create();
+    const updates = await collect(h.service.send(session.id, 'hi'));
+    const last = events(updates).at(-1)!;
+    expect(last).toMatchObject({ type: 'run_failed', level: 'error', payload: { code: 'model.request_failed' } });
+    const stored = await h.service.get(session.id);
+    expect(stored.messages.map((m) => m.role)).toEqual(['user']);
+    expect(stored.runs[0]).toMatchObject({ status: 'failed', error: { message: 'model gpt-x not found' } });
+  });
+
+  it('retries a rate limit with backoff, then succeeds', async () => {
+    const model = scriptedGateway([
+      { error: { code: 'model.provider_rate_limited', message: 'slow down', retryable: true } },
+      { error: { code: 'model.provider_rate_limited', message: 'slow down', retryable: true } },
+      { text: 'hello' },
+    ]);
+    const h = runtimeHarness(model.gateway);
+    const session = await h.service.create();
+    const updates = await collect(h.service.send(session.id, 'hi'));
+    expect(h.sleeps).toEqual([1000, 2000]);
+    expect(types(updates).filter((t) => t === 'model_call_retry_scheduled')).toHaveLength(2);
+    expect(types(updates).at(-1)).toBe('run_completed');
+  });
+
+  it('gives up after the retry budget', async () => {
+    const rate = { error: { code: 'model.provider_rate_limited' as const, message: 'slow', retryable: true } };
+    const model = scriptedGateway([rate, rate, rate]);
+    const h = runtimeHarness(model.gateway, { maxRetries: 2 });
+    const session = await h.service.create();
+    const updates = await collect(h.service.send(session.id, 'hi'));
+    expect(model.remaining()).toBe(0);
+    expect(events(updates).at(-1)).toMatchObject({ type: 'run_failed', payload: { code: 'model.provider_rate_limited' } });
+  });
+
+  it('stops at once when cancelled mid-stream and keeps what streamed', async () => {
+    const model = scriptedGateway([{ hangAfter: 'Once upon a time' }]);
+    const h = runtimeHarness(model.gateway);
+    const session = await h.service.create();
+    const updates: RunUpdate[] = [];
+    for await (const u of h.service.send(session.id, 'tell a story')) {
+      updates.push(u);
+      if (u.type === 'part' && u.part.type === 'text-delta' && u.part.delta.startsWith('time')) {
+        const run = updates.find((x) => x.type === 'run');
+        if (run?.type === 'run') void h.service.cancel(run.run.id);
+      }
+    }
+    expect(types(updates).slice(-3)).toEqual(['status_changed', 'status_changed', 'run_cancelled']);
+    expect(types(updates)).toContain('run_cancel_requested');
+    const stored = await h.service.get(session.id);
+    expect(stored.runs[0]!.status).toBe('cancelled');
+    expect(stored.messages.at(-1)).toMatchObject({
+      role: 'assistant',
+      interrupted: true,
+      parts: [{ type: 'text', text: 'Once upon a time ' }],
+    });
+  });
+
+  it('allows one active run per session', async () => {
+    const model = scriptedGateway([{ hangAfter: 'working' }]);
+    const h = runtimeHarness(model.gateway);
+    const session = await h.service.create();
+    const first = h.service.send(session.id, 'one')[Symbol.asyncIterator]();
+    const firstRun = await first.next();
+    expect(firstRun.value).toMatchObject({ type: 'run' });
+    await expect(collect(h.service.send(session.id, 'two'))).rejects.toSatisfy(
+      (e) => e instanceof HearthFailure && e.code === 'agent.session_busy',
+    );
+    await h.service.cancel((firstRun.value as Extract<RunUpdate, { type: 'run' }>).run.id);
+  });
+});
