@@ -52,8 +52,11 @@ describe('opfs: serialization across workers', () => {
     const written = await ws.write(path, enc('original'));
     if (!written.ok) throw new Error(written.error.message);
     const guard = { kind: 'sha256', sha256: written.value.sha256 } as const;
+    const racers = await Promise.all(
+      [0, 1, 2].map((i) => prepareInWorker({ op: 'write', key, path, data: enc(`worker ${i}`), guard })),
+    );
     const results = await Promise.all([
-      ...[0, 1, 2].map((i) => inWorker({ op: 'write', key, path, data: enc(`worker ${i}`), guard })),
+      ...racers.map((go) => go()),
       ws
         .write(path, enc('page'), guard)
         .then((r) => (r.ok ? { ok: true } : { ok: false, code: r.error.code })),

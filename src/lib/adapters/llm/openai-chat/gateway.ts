@@ -336,7 +336,6 @@ export async function* guarded(
     }
   } catch (e) {
     if (closed) return;
-    closed = true;
     if (!started) yield { type: 'turn-start', warnings: [] };
     yield { type: 'error', error: redactError(toHearthError(e, 'model.stream_failed'), apiKey) };
   }

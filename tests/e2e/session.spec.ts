@@ -1,0 +1,141 @@
+import { addScriptedConnection, expect, send, startSession, test } from './fixtures';
+
+test('a first conversation with the Demo provider writes work/haiku.md', async ({ page }) => {
+  await startSession(page, 'write a haiku about the sea');
+  await expect(page.getByRole('note').filter({ hasText: 'Demo: scripted responses, not an AI' })).toBeVisible();
+  // Streamed text appears before the message is complete.
+  await expect(page.locator('.message.streaming')).toContainText("I'll write a haiku");
+  await expect(page.locator('.message.assistant').last()).toContainText('Here is your haiku');
+  await expect(page.getByText('workspace_write_file')).toBeVisible();
+  await expect(page.getByText('workspace_read_file')).toBeVisible();
+
+  const workspace = page.getByRole('complementary', { name: 'Workspace' });
+  await workspace.getByRole('button', { name: /haiku\.md/ }).click();
+  await expect(workspace.getByRole('region', { name: 'File work/haiku.md' })).toContainText('the sea');
+});
+
+test('a real two-round tool loop against an OpenAI-compatible server', async ({ page, llm }) => {
+  llm.script(
+    {
+      text: ['Let me ', 'save that.'],
+      toolCalls: [
+        {
+          id: 'call_Xy9',
+          name: 'workspace_write_file',
+          arguments: ['{"path": "work/', 'plan.md", "content"', ': "step one\\n"}'],
+        },
+      ],
+      usage: { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 },
+    },
+    { text: ['Saved your plan ', 'in work/plan.md.'], usage: { prompt_tokens: 200, completion_tokens: 10 } },
+  );
+  await addScriptedConnection(page, llm);
+  await startSession(page, 'make a plan');
+
+  await expect(page.locator('.message.assistant').last()).toContainText('Saved your plan in work/plan.md.');
+  const chats = llm.requests.filter((r) => r.path.endsWith('/chat/completions'));
+  expect(chats).toHaveLength(2);
+  expect(chats[0]!.headers.authorization).toBe('Bearer sk-test-key');
+  const first = chats[0]!.body as { model: string; stream: boolean; tools: { function: { name: string } }[] };
+  expect(first).toMatchObject({ model: 'scripted-model', stream: true });
+  expect(first.tools.map((t) => t.function.name)).toEqual(['workspace_read_file', 'workspace_write_file']);
+  const second = chats[1]!.body as { messages: Record<string, unknown>[] };
+  const [assistant, tool] = second.messages.slice(-2);
+  expect(assistant).toMatchObject({
+    role: 'assistant',
+    tool_calls: [{ id: 'call_Xy9', type: 'function', function: { name: 'workspace_write_file' } }],
+  });
+  expect(JSON.parse((assistant!.tool_calls as { function: { arguments: string } }[])[0]!.function.arguments)).toEqual(
+    { path: 'work/plan.md', content: 'step one\n' },
+  );
+  expect(tool).toMatchObject({ role: 'tool', tool_call_id: 'call_Xy9' });
+  expect(String(tool!.content)).toContain('work/plan.md');
+
+  const workspace = page.getByRole('complementary', { name: 'Workspace' });
+  await workspace.getByRole('button', { name: /plan\.md/ }).click();
+  await expect(workspace.getByRole('region', { name: 'File work/plan.md' })).toContainText('step one');
+});
+
+test('history and workspace files survive a reload', async ({ page }) => {
+  await startSession(page, 'write a haiku about lanterns');
+  await expect(page.locator('.message.assistant').last()).toContainText('Here is your haiku');
+  await page.reload();
+  await expect(page.locator('.message.user')).toContainText('write a haiku about lanterns');
+  await expect(page.locator('.message.assistant').last()).toContainText('Here is your haiku');
+  await page.goto('./');
+  await page.getByRole('link', { name: /write a haiku about lanterns/ }).click();
+  const workspace = page.getByRole('complementary', { name: 'Workspace' });
+  await workspace.getByRole('button', { name: /haiku\.md/ }).click();
+  await expect(workspace.getByRole('region', { name: 'File work/haiku.md' })).toContainText('lanterns');
+});
+
+test('the app loads offline from the service worker and shows stored data', async ({ page, context }) => {
+  await page.goto('./');
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+    if (!navigator.serviceWorker.controller) {
+      await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve));
+    }
+  });
+  await startSession(page, 'write a haiku about snow');
+  await expect(page.locator('.message.assistant').last()).toContainText('Here is your haiku');
+
+  await context.setOffline(true);
+  await page.reload();
+  await expect(page.locator('.message.user')).toContainText('write a haiku about snow');
+  await page.goto('./');
+  await expect(page.getByRole('link', { name: /write a haiku about snow/ })).toBeVisible();
+  // New work still runs offline with the Demo provider.
+  await page.getByRole('link', { name: /write a haiku about snow/ }).click();
+  await send(page, 'note: it snowed');
+  await expect(page.locator('.message.assistant').last()).toContainText('Noted');
+});
+
+test('Stop cancels a streaming reply and keeps what arrived', async ({ page, llm }) => {
+  const words = Array.from({ length: 60 }, (_, i) => `word${i} `);
+  llm.script({ text: words, delayMs: 150 });
+  await addScriptedConnection(page, llm);
+  await startSession(page, 'tell me a long story');
+
+  await expect(page.locator('.message.streaming')).toContainText('word3');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(page.getByText('Stopped here; the text above is what arrived.')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
+  const kept = await page.locator('.message.assistant').last().innerText();
+  expect(kept).toContain('word0 word1 word2 word3');
+  expect(kept).not.toContain('word59');
+
+  await page.reload();
+  await expect(page.locator('.message.assistant').last()).toContainText('word3');
+  await expect(page.getByText('Stopped here; the text above is what arrived.')).toBeVisible();
+});
+
+test('a provider that answers with a web page fails the reply with a readable message', async ({ page, llm }) => {
+  llm.script({ fault: 'html' });
+  await addScriptedConnection(page, llm);
+  await startSession(page, 'hello?');
+  const error = page.getByRole('alert').filter({ hasText: 'The reply failed' });
+  await expect(error).toContainText('model.upstream_invalid_response');
+  await expect(error).toContainText(/web page/i);
+  await expect(page.locator('.message.user')).toContainText('hello?');
+  await page.reload();
+  await expect(page.getByRole('alert').filter({ hasText: 'The reply failed' })).toBeVisible();
+});
+
+test('Test connection reports success, and explains a refused key', async ({ page, llm }) => {
+  llm.script({ text: ['ok'] });
+  await page.goto('./#/connections');
+  await page.getByRole('button', { name: 'Add connection' }).click();
+  await page.getByLabel('Name').fill('Scripted');
+  await page.getByLabel('Base URL').fill(llm.url);
+  await page.getByLabel('Model').fill('scripted-model');
+  await page.getByLabel('API key').fill('sk-wrong');
+  await page.getByRole('button', { name: 'Test connection' }).click();
+  const failed = page.getByRole('alert').filter({ hasText: 'Connection failed' });
+  await expect(failed).toContainText('model.provider_denied');
+  await expect(failed).not.toContainText('sk-wrong');
+
+  await page.getByLabel('API key').fill('sk-test-key');
+  await page.getByRole('button', { name: 'Test connection' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Connected' })).toContainText('ok');
+});
