@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { joinPath, parentOf, parseWorkspacePath, pathSegments, type WorkspacePath } from '$lib/domain/workspace-path';
+import {
+  joinPath,
+  parentOf,
+  parseWorkspacePath,
+  pathSegments,
+  type WorkspacePath,
+} from '$lib/domain/workspace-path';
 
 const parsed = (raw: string) => {
   const r = parseWorkspacePath(raw);
@@ -8,10 +14,13 @@ const parsed = (raw: string) => {
 };
 
 describe('parseWorkspacePath (tools.md §12.1)', () => {
-  it.each(['../secrets.json', '/Users/me/file', 'C:\\Users\\me\\file', 'output/../../chat.jsonl', 'scratch/\0bad'])(
-    'rejects the spec example %j',
-    (raw) => expect(parsed(raw)).toBe('workspace.invalid_path'),
-  );
+  it.each([
+    '../secrets.json',
+    '/Users/me/file',
+    'C:\\Users\\me\\file',
+    'output/../../chat.jsonl',
+    'scratch/\0bad',
+  ])('rejects the spec example %j', (raw) => expect(parsed(raw)).toBe('workspace.invalid_path'));
 
   it.each(['', '\\server\\share', 'c:relative', 'z:', '.', './', '//', 'a/..', '..\\x', 'a/\\..'])(
     'rejects %j',
@@ -37,7 +46,9 @@ describe('parseWorkspacePath (tools.md §12.1)', () => {
   });
 
   const pathish = fc
-    .array(fc.constantFrom('a', 'b', 'é', '日', '.', '..', '/', '\\', '\0', ':', 'C', ' ', ''), { maxLength: 12 })
+    .array(fc.constantFrom('a', 'b', 'é', '日', '.', '..', '/', '\\', '\0', ':', 'C', ' ', ''), {
+      maxLength: 12,
+    })
     .map((parts) => parts.join(''));
 
   it('yields only relative, normalized paths without `..` segments, and is idempotent', () => {

@@ -194,7 +194,7 @@ class OpfsWorkspace implements Workspace {
 
   /** Web Locks serialize modifications of one file across workers and tabs of this origin. */
   #locked<T>(path: WorkspacePath, what: string, fn: () => Promise<Result<T, WorkspaceError>>) {
-    return guarded(what, fn);
+    return guarded(what, () => navigator.locks.request(`hearth:ws:${this.key}:${path}`, fn));
   }
 }
 

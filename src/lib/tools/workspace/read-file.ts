@@ -83,7 +83,10 @@ function checkLineArguments(input: Input): ToolOutcome | undefined {
     );
   }
   if (input.line_count === 0) {
-    return failure('workspace.invalid_line_range', `line_count must be between 1 and ${fmt(MAX_LINE_COUNT)}.`);
+    return failure(
+      'workspace.invalid_line_range',
+      `line_count must be between 1 and ${fmt(MAX_LINE_COUNT)}.`,
+    );
   }
   if (input.line_count !== undefined && input.line_count > MAX_LINE_COUNT) {
     return failure(

@@ -91,7 +91,13 @@ describe('line mode', () => {
     const sha = await put('work/empty.md', '');
     const out = await read({ path: 'work/empty.md' });
     expect(out.content).toBe(`work/empty.md lines 0-0 of 0, chars 0-0 of 0, words 0 of 0, sha256 ${sha}`);
-    expect(out.structured).toMatchObject({ totalLines: 0, startLine: 0, endLine: 0, truncated: false, fullRead: true });
+    expect(out.structured).toMatchObject({
+      totalLines: 0,
+      startLine: 0,
+      endLine: 0,
+      truncated: false,
+      fullRead: true,
+    });
     expect(ctx.readState.get(wp('work/empty.md'))).toMatchObject({ sha256: sha, fullRead: true });
   });
 
@@ -281,7 +287,10 @@ describe('paths and files', () => {
   );
 
   it('treats a blank path as missing', async () => {
-    expect(await read({ path: '   ' })).toMatchObject({ errorCode: 'tool.invalid_arguments', content: 'path is required' });
+    expect(await read({ path: '   ' })).toMatchObject({
+      errorCode: 'tool.invalid_arguments',
+      content: 'path is required',
+    });
   });
 
   it('trims the path and normalizes it', async () => {

@@ -24,7 +24,12 @@ describe('ReadState (tools.md §12.3)', () => {
     const s = new ReadState();
     s.recordPartialRead(path, 'h1', 'one');
     s.recordPartialRead(path, 'h1', 'two');
-    expect(s.get(path)).toEqual({ sha256: 'h1', fullRead: false, observed: ['one', 'two'], patchRequiresFullRead: false });
+    expect(s.get(path)).toEqual({
+      sha256: 'h1',
+      fullRead: false,
+      observed: ['one', 'two'],
+      patchRequiresFullRead: false,
+    });
     expect(s.hasObserved(path, 'tw')).toBe(true);
     expect(s.hasObserved(path, 'onetwo')).toBe(false);
   });
@@ -41,7 +46,12 @@ describe('ReadState (tools.md §12.3)', () => {
     s.recordPartialRead(path, 'h1', 'old');
     s.requireFullReadForPatch(path);
     s.recordPartialRead(path, 'h2', 'new');
-    expect(s.get(path)).toEqual({ sha256: 'h2', fullRead: false, observed: ['new'], patchRequiresFullRead: true });
+    expect(s.get(path)).toEqual({
+      sha256: 'h2',
+      fullRead: false,
+      observed: ['new'],
+      patchRequiresFullRead: true,
+    });
     s.recordFullRead(path, 'h3');
     s.recordPartialRead(path, 'h4', 'newer');
     expect(s.get(path)?.fullRead).toBe(false);

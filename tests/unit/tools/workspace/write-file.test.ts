@@ -6,7 +6,14 @@ import type { Workspace } from '$lib/ports/workspace';
 import type { ToolContext } from '$lib/tools/tool';
 import { readFileTool } from '$lib/tools/workspace/read-file';
 import { writeFileTool } from '$lib/tools/workspace/write-file';
-import { argumentErrors, callTool, getText, memoryToolContext, putText, wp } from '../../../support/tool-context';
+import {
+  argumentErrors,
+  callTool,
+  getText,
+  memoryToolContext,
+  putText,
+  wp,
+} from '../../../support/tool-context';
 
 let ctx: ToolContext;
 const write = (args: Record<string, unknown>) => callTool(writeFileTool, args, ctx);
@@ -31,7 +38,9 @@ describe('workspace.write_file descriptor', () => {
   it('rejects invalid argument shapes with the spec messages', () => {
     expect(argumentErrors(writeFileTool, { content: 'x' })).toEqual(['path is required']);
     expect(argumentErrors(writeFileTool, { path: 'work/a.md' })).toEqual(['content is required']);
-    expect(argumentErrors(writeFileTool, { path: 'work/a.md', content: 1 })).toEqual(['content must be a string']);
+    expect(argumentErrors(writeFileTool, { path: 'work/a.md', content: 1 })).toEqual([
+      'content must be a string',
+    ]);
     expect(argumentErrors(writeFileTool, { path: 'work/a.md', content: '', mode: 2 })).toEqual([
       'mode must be a string',
     ]);
@@ -49,7 +58,9 @@ describe('replace', () => {
       structured: { path: 'work/notes/a.md', mode: 'replace', chars: 9, words: 3, sha256 },
       resourceRefs: ['work/notes/a.md'],
       images: [],
-      effects: [{ type: 'file-written', path: 'work/notes/a.md', mode: 'replace', chars: 9, words: 3, sha256 }],
+      effects: [
+        { type: 'file-written', path: 'work/notes/a.md', mode: 'replace', chars: 9, words: 3, sha256 },
+      ],
     });
     expect(await get('work/notes/a.md')).toBe('Hello 世界\n');
   });
@@ -127,7 +138,9 @@ describe('replace', () => {
   });
 
   it('reports a file created concurrently by someone else as workspace.write_requires_read', async () => {
-    ctx.workspace = raceBeforeWrite(ctx.workspace, (ws) => ws.write(wp('work/a.md'), new TextEncoder().encode('x')));
+    ctx.workspace = raceBeforeWrite(ctx.workspace, (ws) =>
+      ws.write(wp('work/a.md'), new TextEncoder().encode('x')),
+    );
     const out = await write({ path: 'work/a.md', content: 'mine' });
     expect(out.errorCode).toBe('workspace.write_requires_read');
     expect(await get('work/a.md')).toBe('x');
@@ -172,7 +185,9 @@ describe('append', () => {
     await put('work/log.md', 'theirs');
     expect((await write({ path: 'work/log.md', content: '+', mode: 'append' })).isError).toBe(false);
     expect(ctx.readState.get(wp('work/log.md'))).toBeUndefined();
-    expect((await write({ path: 'work/log.md', content: 'x' })).errorCode).toBe('workspace.write_requires_read');
+    expect((await write({ path: 'work/log.md', content: 'x' })).errorCode).toBe(
+      'workspace.write_requires_read',
+    );
   });
 
   it('keeps a full read valid when the previous content was fully read', async () => {
@@ -224,16 +239,22 @@ describe('mode and paths', () => {
     });
   });
 
-  it.each(['overwrite', 'Replace', 'create'])('refuses mode %j with workspace.write_mode_invalid', async (mode) => {
-    const out = await write({ path: 'work/a.md', content: 'x', mode });
-    expect(out.errorCode).toBe('workspace.write_mode_invalid');
-    expect(out.content).toContain('`replace` or `append`');
-    expect(await ctx.workspace.stat(wp('work/a.md'))).toEqual({ ok: true, value: null });
-  });
+  it.each(['overwrite', 'Replace', 'create'])(
+    'refuses mode %j with workspace.write_mode_invalid',
+    async (mode) => {
+      const out = await write({ path: 'work/a.md', content: 'x', mode });
+      expect(out.errorCode).toBe('workspace.write_mode_invalid');
+      expect(out.content).toContain('`replace` or `append`');
+      expect(await ctx.workspace.stat(wp('work/a.md'))).toEqual({ ok: true, value: null });
+    },
+  );
 
-  it.each(['../x.md', '/work/a.md', 'D:\\a.md', 'work/../../x'])('refuses the invalid path %j', async (path) => {
-    expect((await write({ path, content: 'x' })).errorCode).toBe('workspace.invalid_path');
-  });
+  it.each(['../x.md', '/work/a.md', 'D:\\a.md', 'work/../../x'])(
+    'refuses the invalid path %j',
+    async (path) => {
+      expect((await write({ path, content: 'x' })).errorCode).toBe('workspace.invalid_path');
+    },
+  );
 
   it('treats a blank path as missing', async () => {
     expect(await write({ path: ' ', content: 'x' })).toMatchObject({
@@ -262,7 +283,9 @@ describe('mode and paths', () => {
       append: async () => err({ code: 'workspace.storage_failed', message: 'quota exceeded' }),
     };
     await expect(write({ path: 'work/a.md', content: 'x' })).rejects.toBeInstanceOf(HearthFailure);
-    await expect(write({ path: 'work/a.md', content: 'x', mode: 'append' })).rejects.toBeInstanceOf(HearthFailure);
+    await expect(write({ path: 'work/a.md', content: 'x', mode: 'append' })).rejects.toBeInstanceOf(
+      HearthFailure,
+    );
   });
 });
 

@@ -1,0 +1,58 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '../../../src/lib');
+
+function* files(dir: string): Generator<string> {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* files(path);
+    else if (/\.(ts|svelte)$/.test(name)) yield path;
+  }
+}
+
+/** Each `$lib/<layer>` (or relative path resolved into one) imported by files under `layer`. */
+function importsOf(layer: string): { file: string; target: string }[] {
+  const out: { file: string; target: string }[] = [];
+  for (const file of files(join(ROOT, layer))) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)) {
+      const spec = m[1]!;
+      let target: string;
+      if (spec.startsWith('$lib/')) target = spec.slice(5);
+      else if (spec.startsWith('.')) target = relative(ROOT, join(file, '..', spec));
+      else target = `package:${spec}`;
+      out.push({ file: relative(ROOT, file), target });
+    }
+  }
+  return out;
+}
+
+/** DESIGN.md: dependencies point inward only. */
+const ALLOWED: Record<string, RegExp> = {
+  domain: /^(domain\/|package:zod$)/,
+  ports: /^(domain|ports)\//,
+  runtime: /^(domain|ports|runtime|tools)\/|^package:zod$/,
+  tools: /^(domain|ports|tools)\/|^package:zod$/,
+  chat: /^(domain|chat)\//,
+  client: /^(domain|client|worker\/(protocol|rpc)|worker\/runtime\.worker\?worker)/,
+  ui: /^(domain|client|ui|worker\/protocol)|^package:(svelte|marked|dompurify|workbox-window)/,
+};
+
+describe('layering', () => {
+  for (const [layer, allowed] of Object.entries(ALLOWED)) {
+    it(`${layer}/ imports only what DESIGN.md allows`, () => {
+      for (const { file, target } of importsOf(layer)) {
+        expect(target, `${file} imports ${target}`).toMatch(allowed);
+      }
+    });
+  }
+
+  it('domain/ touches no I/O globals', () => {
+    for (const file of files(join(ROOT, 'domain'))) {
+      const text = readFileSync(file, 'utf8');
+      expect(text, file).not.toMatch(/\b(fetch|indexedDB|navigator|document|window|Date\.now|setTimeout)\b/);
+    }
+  });
+});
