@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import { chromiumLaunchOptions } from './tests/support/chromium.ts';
+import { chromiumLaunchOptions } from './tests/support/chromium.mjs';
 
 /** End-to-end tests: the built app (build/) in Debian's Chromium, a fresh profile per test. */
 export default defineConfig({
@@ -15,5 +15,6 @@ export default defineConfig({
     launchOptions: chromiumLaunchOptions,
     viewport: { width: 1200, height: 800 },
     trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
   },
 });

@@ -2,7 +2,7 @@ import { sveltekit } from '@sveltejs/kit/vite';
 import { SvelteKitPWA } from '@vite-pwa/sveltekit';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
-import { chromiumLaunchOptions } from './tests/support/chromium.ts';
+import { chromiumLaunchOptions } from './tests/support/chromium.mjs';
 
 export default defineConfig({
   plugins: [
@@ -29,7 +29,10 @@ export default defineConfig({
         ],
       },
       workbox: {
-        globPatterns: ['client/**/*.{js,mjs,css,ico,png,svg,webp,webmanifest,wasm,zip,json}', 'prerendered/**/*.html'],
+        globPatterns: [
+          'client/**/*.{js,mjs,css,ico,png,svg,webp,webmanifest,wasm,zip,json}',
+          'prerendered/**/*.html',
+        ],
         maximumFileSizeToCacheInBytes: 32 * 1024 * 1024,
         clientsClaim: true,
         skipWaiting: false,

@@ -11,7 +11,23 @@ interface StaticServer {
  * `app`: the built app served on 127.0.0.1 (one server per worker). `llm`: a scripted
  * OpenAI-compatible server per test. Each test gets a new browser context: an empty profile.
  */
-export const test = base.extend<{ llm: ScriptedLlmServer }, { app: StaticServer }>({
+export const test = base.extend<{ llm: ScriptedLlmServer; pageLog: string[] }, { app: StaticServer }>({
+  /** Console errors and uncaught exceptions of the page, attached to a failing test's report. */
+  pageLog: [
+    async ({ page }, use, testInfo) => {
+      const log: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'error' || m.type() === 'warning') log.push(`console.${m.type()}: ${m.text()}`);
+      });
+      page.on('pageerror', (e) => log.push(`pageerror: ${e.message}`));
+      await use(log);
+      if (testInfo.status !== testInfo.expectedStatus && log.length) {
+        await testInfo.attach('page-log', { body: log.join('\n'), contentType: 'text/plain' });
+        console.log(log.join('\n'));
+      }
+    },
+    { auto: true },
+  ],
   app: [
     async ({}, use) => {
       const server: StaticServer = await serveStatic({ root: 'build', host: '127.0.0.1', port: 0 });
@@ -33,9 +49,34 @@ export { expect };
 /** Opens the app, starts a session and sends `text`. */
 export async function startSession(page: Page, text: string): Promise<void> {
   await page.goto('./');
-  await page.getByRole('button', { name: /new session|start your first session/i }).first().click();
+  await page
+    .getByRole('button', { name: /new session|start your first session/i })
+    .first()
+    .click();
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
   await send(page, text);
+}
+
+/**
+ * Records every text a streaming (not yet saved) reply showed, so a test can check that text
+ * streamed without racing a short-lived element.
+ */
+export async function recordStreamedText(page: Page): Promise<() => Promise<string[]>> {
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    (window as unknown as { __streamed: string[] }).__streamed = seen;
+    new MutationObserver(() => {
+      const text = document.querySelector('.message.streaming')?.textContent?.trim();
+      if (text && seen.at(-1) !== text) seen.push(text);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  return () => page.evaluate(() => (window as unknown as { __streamed: string[] }).__streamed);
+}
+
+/** Waits until the reply is finished (the composer is idle), then checks its last message. */
+export async function expectReply(page: Page, text: string | RegExp): Promise<void> {
+  await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden();
+  await expect(page.locator('.message.assistant').last()).toContainText(text);
 }
 
 export async function send(page: Page, text: string): Promise<void> {

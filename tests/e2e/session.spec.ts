@@ -1,11 +1,26 @@
-import { addScriptedConnection, expect, send, startSession, test } from './fixtures';
+import {
+  addScriptedConnection,
+  expect,
+  expectReply,
+  recordStreamedText,
+  send,
+  startSession,
+  test,
+} from './fixtures';
 
 test('a first conversation with the Demo provider writes work/haiku.md', async ({ page }) => {
-  await startSession(page, 'write a haiku about the sea');
-  await expect(page.getByRole('note').filter({ hasText: 'Demo: scripted responses, not an AI' })).toBeVisible();
-  // Streamed text appears before the message is complete.
-  await expect(page.locator('.message.streaming')).toContainText("I'll write a haiku");
-  await expect(page.locator('.message.assistant').last()).toContainText('Here is your haiku');
+  await page.goto('./');
+  const streamed = await recordStreamedText(page);
+  await page.getByRole('button', { name: 'Start your first session' }).click();
+  await send(page, 'write a haiku about the sea');
+  await expect(
+    page.getByRole('note').filter({ hasText: 'Demo: scripted responses, not an AI' }),
+  ).toBeVisible();
+  await expectReply(page, 'Here is your haiku');
+  // The reply streamed: partial texts were shown before each message was complete.
+  const texts = await streamed();
+  expect(texts.some((t) => t.startsWith("I'll write") && !t.includes('work/haiku.md.'))).toBe(true);
+  expect(texts.some((t) => t.startsWith('Here is your haiku'))).toBe(true);
   await expect(page.getByText('workspace_write_file')).toBeVisible();
   await expect(page.getByText('workspace_read_file')).toBeVisible();
 
@@ -32,7 +47,7 @@ test('a real two-round tool loop against an OpenAI-compatible server', async ({ 
   await addScriptedConnection(page, llm);
   await startSession(page, 'make a plan');
 
-  await expect(page.locator('.message.assistant').last()).toContainText('Saved your plan in work/plan.md.');
+  await expectReply(page, 'Saved your plan in work/plan.md.');
   const chats = llm.requests.filter((r) => r.path.endsWith('/chat/completions'));
   expect(chats).toHaveLength(2);
   expect(chats[0]!.headers.authorization).toBe('Bearer sk-test-key');
@@ -45,9 +60,9 @@ test('a real two-round tool loop against an OpenAI-compatible server', async ({ 
     role: 'assistant',
     tool_calls: [{ id: 'call_Xy9', type: 'function', function: { name: 'workspace_write_file' } }],
   });
-  expect(JSON.parse((assistant!.tool_calls as { function: { arguments: string } }[])[0]!.function.arguments)).toEqual(
-    { path: 'work/plan.md', content: 'step one\n' },
-  );
+  expect(
+    JSON.parse((assistant!.tool_calls as { function: { arguments: string } }[])[0]!.function.arguments),
+  ).toEqual({ path: 'work/plan.md', content: 'step one\n' });
   expect(tool).toMatchObject({ role: 'tool', tool_call_id: 'call_Xy9' });
   expect(String(tool!.content)).toContain('work/plan.md');
 
@@ -58,7 +73,7 @@ test('a real two-round tool loop against an OpenAI-compatible server', async ({ 
 
 test('history and workspace files survive a reload', async ({ page }) => {
   await startSession(page, 'write a haiku about lanterns');
-  await expect(page.locator('.message.assistant').last()).toContainText('Here is your haiku');
+  await expectReply(page, 'Here is your haiku');
   await page.reload();
   await expect(page.locator('.message.user')).toContainText('write a haiku about lanterns');
   await expect(page.locator('.message.assistant').last()).toContainText('Here is your haiku');
@@ -67,6 +82,17 @@ test('history and workspace files survive a reload', async ({ page }) => {
   const workspace = page.getByRole('complementary', { name: 'Workspace' });
   await workspace.getByRole('button', { name: /haiku\.md/ }).click();
   await expect(workspace.getByRole('region', { name: 'File work/haiku.md' })).toContainText('lanterns');
+});
+
+test('a reply cut off by closing the tab is marked interrupted after a reload', async ({ page, llm }) => {
+  llm.script({ text: Array.from({ length: 80 }, (_, i) => `w${i} `), delayMs: 100 });
+  await addScriptedConnection(page, llm);
+  await startSession(page, 'go on');
+  await expect(page.locator('.message.streaming')).toContainText('w2');
+  await page.reload();
+  await expect(page.getByText('Interrupted: the tab running this reply was closed')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden();
+  await expect(page.locator('.message.user')).toContainText('go on');
 });
 
 test('the app loads offline from the service worker and shows stored data', async ({ page, context }) => {
@@ -78,7 +104,7 @@ test('the app loads offline from the service worker and shows stored data', asyn
     }
   });
   await startSession(page, 'write a haiku about snow');
-  await expect(page.locator('.message.assistant').last()).toContainText('Here is your haiku');
+  await expectReply(page, 'Here is your haiku');
 
   await context.setOffline(true);
   await page.reload();
@@ -88,7 +114,7 @@ test('the app loads offline from the service worker and shows stored data', asyn
   // New work still runs offline with the Demo provider.
   await page.getByRole('link', { name: /write a haiku about snow/ }).click();
   await send(page, 'note: it snowed');
-  await expect(page.locator('.message.assistant').last()).toContainText('Noted');
+  await expectReply(page, 'Noted');
 });
 
 test('Stop cancels a streaming reply and keeps what arrived', async ({ page, llm }) => {
@@ -110,7 +136,10 @@ test('Stop cancels a streaming reply and keeps what arrived', async ({ page, llm
   await expect(page.getByText('Stopped here; the text above is what arrived.')).toBeVisible();
 });
 
-test('a provider that answers with a web page fails the reply with a readable message', async ({ page, llm }) => {
+test('a provider that answers with a web page fails the reply with a readable message', async ({
+  page,
+  llm,
+}) => {
   llm.script({ fault: 'html' });
   await addScriptedConnection(page, llm);
   await startSession(page, 'hello?');

@@ -1,12 +1,17 @@
 import 'fake-indexeddb/auto';
 import { openHearthDatabase } from '$lib/adapters/db/database';
 import { DexieJournal } from '$lib/adapters/db/journal';
-import { DexieConnectionStore, DexieRunStore, DexieSessionStore, DexieSettingsStore } from '$lib/adapters/db/stores';
+import {
+  DexieConnectionStore,
+  DexieRunStore,
+  DexieSessionStore,
+  DexieSettingsStore,
+} from '$lib/adapters/db/stores';
 import { MemoryWorkspaceStore } from '$lib/adapters/memory/workspace';
 import { memoryLocks } from '$lib/adapters/system/locks';
 import { randomIds, systemClock } from '$lib/adapters/system/clock';
 import type { ModelGateway } from '$lib/ports/model-gateway';
-import { SessionService } from '$lib/runtime/sessions';
+import { SessionService, type SessionServiceDeps } from '$lib/runtime/sessions';
 import { workspaceTools } from '$lib/tools/workspace';
 
 let dbCounter = 0;
@@ -19,7 +24,7 @@ export function runtimeHarness(gateway: ModelGateway, options: { maxRetries?: nu
   const sessions = new DexieSessionStore(db);
   const workspaces = new MemoryWorkspaceStore();
   const sleeps: number[] = [];
-  const service = new SessionService({
+  const deps: SessionServiceDeps = {
     sessions,
     runs,
     journal,
@@ -33,8 +38,10 @@ export function runtimeHarness(gateway: ModelGateway, options: { maxRetries?: nu
     ids: randomIds,
     retry: { maxRetries: options.maxRetries ?? 3, intervalMs: 1000 },
     sleep: async (ms) => void sleeps.push(ms),
-  });
-  return { db, journal, runs, sessions, workspaces, service, sleeps };
+  };
+  const service = new SessionService(deps);
+  /** `deps` lets a test start a second runtime on the same storage and locks: another tab. */
+  return { db, journal, runs, sessions, workspaces, service, sleeps, deps };
 }
 
 export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {

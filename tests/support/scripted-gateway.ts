@@ -3,7 +3,13 @@ import type { ModelGateway } from '$lib/ports/model-gateway';
 
 export type ScriptedTurn =
   | { text?: string; toolCalls?: { callId: string; name: string; arguments: string }[] }
-  | { error: { code: 'model.request_failed' | 'model.provider_rate_limited'; message: string; retryable?: boolean } }
+  | {
+      error: {
+        code: 'model.request_failed' | 'model.provider_rate_limited';
+        message: string;
+        retryable?: boolean;
+      };
+    }
   /** Streams `text` word by word and then waits until the request is aborted. */
   | { hangAfter: string };
 
@@ -31,7 +37,9 @@ export function scriptedGateway(turns: ScriptedTurn[]) {
       if ('hangAfter' in turn) {
         yield { type: 'text-start', blockId: 't' };
         for (const w of turn.hangAfter.split(' ')) yield { type: 'text-delta', blockId: 't', delta: `${w} ` };
-        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        await new Promise<void>((resolve) =>
+          signal.addEventListener('abort', () => resolve(), { once: true }),
+        );
         yield { type: 'error', error: { code: 'model.cancelled', message: 'cancelled' } };
         return;
       }
@@ -45,7 +53,9 @@ export function scriptedGateway(turns: ScriptedTurn[]) {
       }
       yield {
         type: 'finish',
-        reason: turn.toolCalls?.length ? { unified: 'tool-calls', raw: 'tool_calls' } : { unified: 'stop', raw: 'stop' },
+        reason: turn.toolCalls?.length
+          ? { unified: 'tool-calls', raw: 'tool_calls' }
+          : { unified: 'stop', raw: 'stop' },
         usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
       };
     },

@@ -6,7 +6,9 @@ export function connectHearth(): HearthClient {
   const worker = new RuntimeWorker({ name: 'hearth-runtime' });
   const client = new HearthClient(worker);
   worker.addEventListener('error', (e) => {
-    client.close(`The Hearth runtime failed to start or crashed: ${e.message || 'unknown error'}. Reload the page.`);
+    client.close(
+      `The Hearth runtime failed to start or crashed: ${e.message || 'unknown error'}. Reload the page.`,
+    );
   });
   return client;
 }

@@ -17,7 +17,8 @@ export class HearthClient {
 
   readonly sessions = {
     list: () => this.#rpc.call('sessions.list', undefined),
-    create: (input: { title?: string; connectionId?: string } = {}) => this.#rpc.call('sessions.create', input),
+    create: (input: { title?: string; connectionId?: string } = {}) =>
+      this.#rpc.call('sessions.create', input),
     get: (sessionId: string) => this.#rpc.call('sessions.get', { sessionId }),
     update: (sessionId: string, patch: { title?: string; connectionId?: string }) =>
       this.#rpc.call('sessions.update', { sessionId, ...patch }),

@@ -14,7 +14,10 @@ export const connectionSchema = z.discriminatedUnion('kind', [
     kind: z.literal('openai-compatible'),
     id: z.string().regex(/^[a-z0-9_-]{1,128}$/),
     displayName: z.string().trim().min(1, 'Give the connection a name.'),
-    baseUrl: z.url({ protocol: /^https?$/, error: 'Enter an http(s) URL such as https://api.openai.com/v1.' }),
+    baseUrl: z.url({
+      protocol: /^https?$/,
+      error: 'Enter an http(s) URL such as https://api.openai.com/v1.',
+    }),
     apiKey: z.string(),
     model: z.string().trim().min(1, 'Enter a model name.'),
   }),

@@ -5,7 +5,7 @@ import type { RunId, RunStatus } from './run';
 /** Payloads of the journal event types in use (runtime.md §1.16). */
 export interface RunEventPayloads {
   run_created: { target: JsonObject; connectionId: string; model: string };
-  status_changed: { status: RunStatus; from: RunStatus };
+  status_changed: { status: RunStatus; from: RunStatus; reason?: string };
   context_assembled: { invocationId: string; tools: string[]; messageCount: number };
   model_request_created: {
     round: number;
@@ -22,8 +22,19 @@ export interface RunEventPayloads {
     code: ErrorCode;
     message: string;
   };
-  model_call_retry_scheduled: { round: number; invocationId: string; nextAttempt: number; intervalMs: number };
-  model_response_stored: { round: number; invocationId: string; path: string; responseId: string | null; model: string };
+  model_call_retry_scheduled: {
+    round: number;
+    invocationId: string;
+    nextAttempt: number;
+    intervalMs: number;
+  };
+  model_response_stored: {
+    round: number;
+    invocationId: string;
+    path: string;
+    responseId: string | null;
+    model: string;
+  };
   model_completed: {
     round: number;
     invocationId: string;
@@ -59,6 +70,8 @@ export interface RunEventPayloads {
   run_cancel_requested: null;
   run_cancelled: { message?: string };
   run_completed: null;
+  /** A Hearth addition: the run was found unfinished at start-up (its tab closed). */
+  run_interrupted: { message: string };
   run_failed: { code: ErrorCode; message: string; retryable: boolean; userRetryable: boolean };
 }
 
@@ -98,6 +111,7 @@ export type NewRunEvent = {
 export const defaultLevel = (e: NewRunEvent): EventLevel => {
   if (e.level) return e.level;
   if (e.type === 'run_failed') return 'error';
-  if (e.type === 'tool_call_failed' || e.type === 'model_call_attempt_failed') return 'warn';
+  if (e.type === 'tool_call_failed' || e.type === 'model_call_attempt_failed' || e.type === 'run_interrupted')
+    return 'warn';
   return 'info';
 };

@@ -19,9 +19,17 @@ export type RunStatus =
   | 'completed'
   | 'partial_success'
   | 'cancelled'
-  | 'failed';
+  | 'failed'
+  /** Found unfinished at start-up: the tab that ran it closed or crashed. */
+  | 'interrupted';
 
-export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'partial_success', 'cancelled', 'failed'];
+export const TERMINAL_STATUSES: readonly RunStatus[] = [
+  'completed',
+  'partial_success',
+  'cancelled',
+  'failed',
+  'interrupted',
+];
 export const isTerminal = (s: RunStatus): boolean => TERMINAL_STATUSES.includes(s);
 
 export type RunTarget = { kind: 'session'; sessionId: string };
@@ -41,9 +49,16 @@ export interface RunRecord {
 }
 
 export function addUsage(a: Usage, b: Usage): Usage {
-  const sum = (x?: number, y?: number) => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
+  const sum = (x?: number, y?: number) =>
+    x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0);
   const out: Usage = {};
-  for (const k of ['inputTokens', 'outputTokens', 'totalTokens', 'reasoningTokens', 'cachedInputTokens'] as const) {
+  for (const k of [
+    'inputTokens',
+    'outputTokens',
+    'totalTokens',
+    'reasoningTokens',
+    'cachedInputTokens',
+  ] as const) {
     const v = sum(a[k], b[k]);
     if (v !== undefined) out[k] = v;
   }

@@ -34,4 +34,7 @@ export function countWords(text: string): number {
   return words;
 }
 
-export const textMetrics = (text: string): TextMetrics => ({ chars: countChars(text), words: countWords(text) });
+export const textMetrics = (text: string): TextMetrics => ({
+  chars: countChars(text),
+  words: countWords(text),
+});

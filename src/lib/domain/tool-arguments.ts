@@ -25,7 +25,8 @@ export function normalizeToolArguments(wire: unknown): ToolArguments {
 }
 
 /** What providers are replayed: the object, or `{}` for invalid arguments. */
-export const replayArguments = (args: ToolArguments): JsonObject => (args.kind === 'object' ? args.value : {});
+export const replayArguments = (args: ToolArguments): JsonObject =>
+  args.kind === 'object' ? args.value : {};
 
 /** The model-facing message of `tool.invalid_arguments` for unparseable arguments (D2). */
 export function invalidArgumentsMessage(raw: string): string {

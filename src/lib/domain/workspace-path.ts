@@ -13,10 +13,14 @@ const DRIVE_PREFIX = /^[A-Za-z]:/;
  */
 export function parseWorkspacePath(raw: string): Result<WorkspacePath, HearthError> {
   const invalid = (why: string) =>
-    err<HearthError>({ code: 'workspace.invalid_path', message: `Invalid workspace path \`${raw}\`: ${why}.` });
+    err<HearthError>({
+      code: 'workspace.invalid_path',
+      message: `Invalid workspace path \`${raw}\`: ${why}.`,
+    });
   if (raw === '') return invalid('the path is empty');
   if (raw.includes('\0')) return invalid('the path contains a NUL character');
-  if (raw.startsWith('/') || raw.startsWith('\\')) return invalid('use a relative path such as `work/notes.md`');
+  if (raw.startsWith('/') || raw.startsWith('\\'))
+    return invalid('use a relative path such as `work/notes.md`');
   if (DRIVE_PREFIX.test(raw)) return invalid('drive letters are not allowed; use a relative path');
   const segments = raw
     .replaceAll('\\', '/')

@@ -4,5 +4,10 @@ export interface Locks {
    * Runs `fn` while holding the lock, or resolves `{ acquired: false }` at once when another
    * holder has it. The lock is released when `fn` settles.
    */
-  tryWithLock<T>(name: string, fn: () => Promise<T>): Promise<{ acquired: true; value: T } | { acquired: false }>;
+  tryWithLock<T>(
+    name: string,
+    fn: () => Promise<T>,
+  ): Promise<{ acquired: true; value: T } | { acquired: false }>;
+  /** Waits for the lock, then runs `fn` while holding it. */
+  withLock<T>(name: string, fn: () => Promise<T>): Promise<T>;
 }

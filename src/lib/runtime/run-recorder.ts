@@ -39,12 +39,16 @@ export class RunRecorder {
     this.deps.publish({ type: 'run', run: this.#run });
   }
 
-  async setStatus(status: RunStatus, patch: Partial<Omit<RunRecord, 'id' | 'status'>> = {}): Promise<void> {
+  async setStatus(
+    status: RunStatus,
+    patch: Partial<Omit<RunRecord, 'id' | 'status'>> = {},
+    reason?: string,
+  ): Promise<void> {
     const from = this.#run.status;
     if (from === status && Object.keys(patch).length === 0) return;
     this.#run = { ...this.#run, ...patch, status, updatedAt: this.deps.clock.now() };
     await this.deps.runs.put(this.#run);
-    await this.emit({ type: 'status_changed', payload: { status, from } });
+    await this.emit({ type: 'status_changed', payload: { status, from, ...(reason ? { reason } : {}) } });
     this.deps.publish({ type: 'run', run: this.#run });
   }
 

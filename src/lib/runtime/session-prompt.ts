@@ -13,7 +13,8 @@ export function sessionSystemPrompt(roots: WorkspaceRoots, snapshot: ToolSnapsho
     `- Read-only folders: ${renderRoots(roots.readOnly)}.`,
     '- Paths are relative, such as `work/notes.md`.',
   ];
-  if (has('workspace_read_file')) lines.push('- Read files with `workspace_read_file` before you change them.');
+  if (has('workspace_read_file'))
+    lines.push('- Read files with `workspace_read_file` before you change them.');
   if (has('workspace_write_file')) lines.push('- Create or replace files with `workspace_write_file`.');
   lines.push(
     '',

@@ -1,5 +1,5 @@
 import { textMetrics } from '$lib/domain/text-metrics';
-import { HearthFailure, toHearthError, type HearthError } from '$lib/domain/errors';
+import { canRetryModelCall, HearthFailure, toHearthError, type HearthError } from '$lib/domain/errors';
 import type { ContentPart, ModelMessage, ModelRequest } from '$lib/domain/model';
 import { addUsage, ROOT_INVOCATION, type RunRecord } from '$lib/domain/run';
 import type { SessionMessage } from '$lib/domain/session';
@@ -36,7 +36,8 @@ export interface SessionRunDeps {
 }
 
 /** How the loop ended; the caller finalizes the run record and journal from it. */
-export type SessionRunEnd = { kind: 'completed' } | { kind: 'cancelled' } | { kind: 'failed'; error: HearthError };
+export type SessionRunEnd =
+  { kind: 'completed' } | { kind: 'cancelled' } | { kind: 'failed'; error: HearthError };
 
 const encoder = new TextEncoder();
 
@@ -56,7 +57,10 @@ export async function runSessionLoop(
   const sessionId = run.target.sessionId;
   const audit = sessionAuditPaths(run.id);
   const readState = new ReadState();
-  const system: ModelMessage = { role: 'system', parts: [{ type: 'text', text: sessionSystemPrompt(deps.roots, snapshot) }] };
+  const system: ModelMessage = {
+    role: 'system',
+    parts: [{ type: 'text', text: sessionSystemPrompt(deps.roots, snapshot) }],
+  };
   const messages: ModelMessage[] = history.map(({ role, parts }) => ({ role, parts }));
   let nextIndex = history.length;
 
@@ -76,7 +80,11 @@ export async function runSessionLoop(
 
   await recorder.emit({
     type: 'context_assembled',
-    payload: { invocationId: ROOT_INVOCATION, tools: snapshot.specs.map((s) => s.name), messageCount: messages.length + 1 },
+    payload: {
+      invocationId: ROOT_INVOCATION,
+      tools: snapshot.specs.map((s) => s.name),
+      messageCount: messages.length + 1,
+    },
   });
 
   try {
@@ -106,8 +114,11 @@ export async function runSessionLoop(
       const outcome = await callWithRetry(request, round, deps, signal);
       if (outcome.kind !== 'completed') {
         const partial = outcome.partial;
-        if (partial.text.trim() || partial.reasoning.trim()) await save(assistantMessage(partial, false), true);
-        return outcome.kind === 'cancelled' ? { kind: 'cancelled' } : { kind: 'failed', error: outcome.error };
+        if (partial.text.trim() || partial.reasoning.trim())
+          await save(assistantMessage(partial, false), true);
+        return outcome.kind === 'cancelled'
+          ? { kind: 'cancelled' }
+          : { kind: 'failed', error: outcome.error };
       }
       const turn = outcome.turn;
       const responsePath = audit.modelResponse(round);
@@ -216,7 +227,7 @@ async function callWithRetry(
     );
     if (outcome.kind === 'completed') return outcome;
     if (signal.aborted) return { kind: 'cancelled', partial: outcome.partial };
-    const retryable = outcome.error.retryable === true && !outcome.toolOutputStarted;
+    const retryable = canRetryModelCall(outcome.error) && !outcome.toolOutputStarted;
     const willRetry = retryable && attempt <= retry.maxRetries;
     await recorder.emit({
       type: 'model_call_attempt_failed',

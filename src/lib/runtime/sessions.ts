@@ -1,8 +1,13 @@
 import { DEMO_CONNECTION, type Connection } from '$lib/domain/connection';
 import { hearthError, HearthFailure } from '$lib/domain/errors';
-import { type RunId, type RunRecord } from '$lib/domain/run';
+import { isTerminal, type RunId, type RunRecord } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
-import { titleFromPrompt, type SessionMessage, type SessionRecord, type SessionSummary } from '$lib/domain/session';
+import {
+  titleFromPrompt,
+  type SessionMessage,
+  type SessionRecord,
+  type SessionSummary,
+} from '$lib/domain/session';
 import { sessionRoots } from '$lib/domain/workspace-roots';
 import type { Clock, Ids } from '$lib/ports/clock';
 import type { Journal } from '$lib/ports/journal';
@@ -51,6 +56,33 @@ export class SessionService {
 
   constructor(private readonly deps: SessionServiceDeps) {}
 
+  /**
+   * Marks runs left unfinished by a closed or crashed tab as `interrupted`. Each waits for its
+   * session lock: a live tab holds it while its run works, a closed tab's lock is released as
+   * its worker goes away. Whoever gets the lock and still finds the run unfinished owns the
+   * verdict. Resolves when every such run is settled.
+   */
+  async recoverInterrupted(): Promise<void> {
+    const orphans = (await this.deps.runs.listActive()).filter((r) => !this.#active.has(r.id));
+    await Promise.all(
+      orphans.map((run) =>
+        this.deps.locks.withLock(sessionLock(run.target.sessionId), async () => {
+          const current = await this.deps.runs.get(run.id);
+          if (!current || isTerminal(current.status) || this.#active.has(run.id)) return;
+          const recorder = new RunRecorder(current, {
+            runs: this.deps.runs,
+            journal: this.deps.journal,
+            clock: this.deps.clock,
+            publish: (u) => this.#feed.publish(run.id, u),
+          });
+          const reason = 'The tab running this reply was closed before it finished.';
+          await recorder.setStatus('interrupted', {}, reason);
+          await recorder.emit({ type: 'run_interrupted', payload: { message: reason } });
+        }),
+      ),
+    );
+  }
+
   async list(): Promise<SessionSummary[]> {
     const sessions = await this.deps.sessions.list();
     return Promise.all(
@@ -82,7 +114,9 @@ export class SessionService {
     return session;
   }
 
-  async get(sessionId: string): Promise<{ session: SessionRecord; messages: SessionMessage[]; runs: RunRecord[] }> {
+  async get(
+    sessionId: string,
+  ): Promise<{ session: SessionRecord; messages: SessionMessage[]; runs: RunRecord[] }> {
     const session = await this.#session(sessionId);
     const [messages, runs] = await Promise.all([
       this.deps.sessions.messages(sessionId),
@@ -105,7 +139,9 @@ export class SessionService {
       if (!removed.ok) throw new HearthFailure(removed.error);
     });
     if (!acquired.acquired) {
-      throw new HearthFailure(hearthError('agent.session_busy', 'Stop the running reply before deleting this session.'));
+      throw new HearthFailure(
+        hearthError('agent.session_busy', 'Stop the running reply before deleting this session.'),
+      );
     }
   }
 
@@ -151,9 +187,11 @@ export class SessionService {
       }
       live = true;
       for (const u of buffered) if (u.type !== 'event' || u.event.seq > lastSeq) deliver(u);
-      if (!this.#active.has(runId)) {
+      const latest = (await this.deps.runs.get(runId)) ?? run;
+      if (!this.#active.has(runId)) queue.push({ type: 'run', run: latest });
+      // A finished run ends the stream; an unfinished one is followed until it settles.
+      if (isTerminal(latest.status)) {
         unsubscribe();
-        queue.push({ type: 'run', run: (await this.deps.runs.get(runId)) ?? run });
         queue.close();
       }
     })().catch((e) => {
@@ -220,7 +258,11 @@ export class SessionService {
         await this.deps.sessions.appendMessages([userMessage]);
         recorder.publish({ type: 'message', message: userMessage });
         const retitle = history.length === 0 && session.title === 'New session';
-        await this.deps.sessions.put({ ...session, title: retitle ? titleFromPrompt(text) : session.title, updatedAt: now });
+        await this.deps.sessions.put({
+          ...session,
+          title: retitle ? titleFromPrompt(text) : session.title,
+          updatedAt: now,
+        });
         await this.#finalize(
           recorder,
           await this.#execute(recorder, [...history, userMessage], connection, workspace, controller.signal),
@@ -236,7 +278,10 @@ export class SessionService {
     });
     if (!held.acquired) {
       throw new HearthFailure(
-        hearthError('agent.session_busy', 'This session already has a reply in progress (perhaps in another tab).'),
+        hearthError(
+          'agent.session_busy',
+          'This session already has a reply in progress (perhaps in another tab).',
+        ),
       );
     }
   }
@@ -279,7 +324,12 @@ export class SessionService {
       await recorder.setStatus('failed', { error: end.error });
       await recorder.emit({
         type: 'run_failed',
-        payload: { code, message, retryable: end.error.retryable === true, userRetryable: end.error.retryable === true },
+        payload: {
+          code,
+          message,
+          retryable: end.error.retryable === true,
+          userRetryable: end.error.retryable === true,
+        },
       });
     }
   }
@@ -295,15 +345,20 @@ export class SessionService {
     const connection = await this.deps.connections.get(id);
     if (!connection) {
       throw new HearthFailure(
-        hearthError('model.not_configured', 'The model connection of this session was deleted. Pick another one.'),
+        hearthError(
+          'model.not_configured',
+          'The model connection of this session was deleted. Pick another one.',
+        ),
       );
     }
     return connection;
   }
 }
 
-const TERMINAL_EVENTS = new Set(['run_completed', 'run_failed', 'run_cancelled']);
+const TERMINAL_EVENTS = new Set(['run_completed', 'run_failed', 'run_cancelled', 'run_interrupted']);
 const sessionLock = (sessionId: string) => `hearth:session:${sessionId}`;
 
 const toError = (e: unknown) =>
-  e instanceof HearthFailure ? e.error : hearthError('agent.internal_error', e instanceof Error ? e.message : String(e));
+  e instanceof HearthFailure
+    ? e.error
+    : hearthError('agent.internal_error', e instanceof Error ? e.message : String(e));

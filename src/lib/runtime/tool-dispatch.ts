@@ -27,7 +27,10 @@ const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value
 async function writeAudit(workspace: Workspace, path: Parameters<Workspace['write']>[0], value: unknown) {
   const written = await workspace.write(path, encode(value), { kind: 'absent' });
   if (!written.ok) {
-    throw new HearthFailure({ code: 'storage.failed', message: `Could not store ${path}: ${written.error.message}` });
+    throw new HearthFailure({
+      code: 'storage.failed',
+      message: `Could not store ${path}: ${written.error.message}`,
+    });
   }
 }
 
@@ -36,7 +39,11 @@ async function writeAudit(workspace: Workspace, path: Parameters<Workspace['writ
  * the snapshot, normalize and validate arguments, execute, journal effects, store the result.
  * Recoverable problems become error results; system failures throw after being journaled.
  */
-export async function dispatchToolCall(call: ModelToolCall, round: number, deps: DispatchDeps): Promise<AgentToolResult> {
+export async function dispatchToolCall(
+  call: ModelToolCall,
+  round: number,
+  deps: DispatchDeps,
+): Promise<AgentToolResult> {
   const { recorder, invocationId, snapshot } = deps;
   const stem = await callStem(call.callId);
   const args = normalizeToolArguments(call.rawArguments);
@@ -58,8 +65,13 @@ export async function dispatchToolCall(call: ModelToolCall, round: number, deps:
   const started = deps.clock.now();
   let outcome: ToolOutcome;
   if (!tool) {
-    const available = callNames(snapshot).map((n) => `\`${n}\``).join(', ');
-    outcome = failure('tool.unknown_tool', `There is no tool named \`${call.name}\`. Available tools: ${available}.`);
+    const available = callNames(snapshot)
+      .map((n) => `\`${n}\``)
+      .join(', ');
+    outcome = failure(
+      'tool.unknown_tool',
+      `There is no tool named \`${call.name}\`. Available tools: ${available}.`,
+    );
   } else if (args.kind === 'invalid') {
     outcome = failure('tool.invalid_arguments', invalidArgumentsMessage(args.raw));
   } else {

@@ -1,6 +1,11 @@
 import { openHearthDatabase } from '$lib/adapters/db/database';
 import { DexieJournal } from '$lib/adapters/db/journal';
-import { DexieConnectionStore, DexieRunStore, DexieSessionStore, DexieSettingsStore } from '$lib/adapters/db/stores';
+import {
+  DexieConnectionStore,
+  DexieRunStore,
+  DexieSessionStore,
+  DexieSettingsStore,
+} from '$lib/adapters/db/stores';
 import { demoGateway } from '$lib/adapters/llm/demo/gateway';
 import { openAiChatGateway } from '$lib/adapters/llm/openai-chat/gateway';
 import { testConnection } from '$lib/adapters/llm/openai-chat/probe';
@@ -72,12 +77,17 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
     sleep,
   });
 
+  // Runs a closed tab left behind become `interrupted` as soon as their session lock is free.
+  void service.recoverInterrupted().catch((e) => console.error('Could not recover interrupted runs', e));
+
   const roots = sessionRoots();
   const visiblePath = (raw: string) => {
     const parsed = parseWorkspacePath(raw);
     if (!parsed.ok) throw new HearthFailure(parsed.error);
     if (!isVisible(roots, parsed.value)) {
-      throw new HearthFailure(hearthError('workspace.path_not_visible', `${raw} is not a visible workspace path.`));
+      throw new HearthFailure(
+        hearthError('workspace.path_not_visible', `${raw} is not a visible workspace path.`),
+      );
     }
     return parsed.value;
   };
@@ -122,7 +132,11 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
         for (const entry of listed.value) {
           if (!at && !isVisible(roots, entry.path)) continue;
           const stat = entry.kind === 'file' ? await workspace.stat(entry.path) : null;
-          items.push({ path: entry.path, kind: entry.kind, size: stat?.ok && stat.value ? stat.value.size : 0 });
+          items.push({
+            path: entry.path,
+            kind: entry.kind,
+            size: stat?.ok && stat.value ? stat.value.size : 0,
+          });
         }
         return items;
       },
@@ -137,7 +151,8 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
 
       async 'connections.list'() {
         const stored = await connections.list();
-        const defaultConnectionId = (await settings.get<string>(DEFAULT_CONNECTION_KEY)) ?? DEMO_CONNECTION.id;
+        const defaultConnectionId =
+          (await settings.get<string>(DEFAULT_CONNECTION_KEY)) ?? DEMO_CONNECTION.id;
         return { connections: [DEMO_CONNECTION, ...stored.map(redactConnection)], defaultConnectionId };
       },
       'connections.save': (draft) => saveConnection(draft),
@@ -153,7 +168,8 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
       },
       async 'connections.test'({ draft }, signal): Promise<ConnectionTestResult> {
         const stored = draft.id ? await storedConnection(draft.id) : undefined;
-        if (stored?.kind === 'demo') return { ok: true, reply: 'The Demo provider is built in and always available.' };
+        if (stored?.kind === 'demo')
+          return { ok: true, reply: 'The Demo provider is built in and always available.' };
         const apiKey = draft.apiKey ?? stored?.apiKey;
         return testConnection({ baseUrl: draft.baseUrl, apiKey, model: draft.model, fetch: doFetch, signal });
       },

@@ -19,8 +19,7 @@ export interface WorkspaceFile {
 }
 
 export type ConnectionTestResult =
-  | { ok: true; reply: string; models?: string[] }
-  | { ok: false; error: HearthError; hint: string };
+  { ok: true; reply: string; models?: string[] } | { ok: false; error: HearthError; hint: string };
 
 export interface StorageEstimate {
   usage: number;

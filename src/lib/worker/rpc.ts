@@ -54,7 +54,8 @@ export function serveRpc<M extends MethodTable, S extends MethodTable>(
 
   async function call(id: number, method: string, params: unknown, signal: AbortSignal) {
     const handler = Object.hasOwn(handlers.methods, method) ? handlers.methods[method] : undefined;
-    if (!handler) return send({ t: 'error', id, error: hearthError('rpc.unknown_method', `No method ${method}.`) });
+    if (!handler)
+      return send({ t: 'error', id, error: hearthError('rpc.unknown_method', `No method ${method}.`) });
     try {
       const out = await (handler as (p: unknown, s: AbortSignal) => Promise<unknown>)(params, signal);
       if (out instanceof Transfer) send({ t: 'result', id, value: out.value }, out.transfer);
@@ -66,7 +67,8 @@ export function serveRpc<M extends MethodTable, S extends MethodTable>(
 
   async function stream(id: number, method: string, params: unknown, signal: AbortSignal) {
     const handler = Object.hasOwn(handlers.streams, method) ? handlers.streams[method] : undefined;
-    if (!handler) return send({ t: 'error', id, error: hearthError('rpc.unknown_method', `No stream ${method}.`) });
+    if (!handler)
+      return send({ t: 'error', id, error: hearthError('rpc.unknown_method', `No stream ${method}.`) });
     const iterator = (handler as (p: unknown, s: AbortSignal) => AsyncIterable<unknown>)(params, signal)[
       Symbol.asyncIterator
     ]();
@@ -149,52 +151,54 @@ export class RpcClient<M extends MethodTable, S extends MethodTable> {
           reject(e);
         },
       });
-      this.endpoint.postMessage({ t: 'call', id, method, params } satisfies ClientMessage, options.transfer ?? []);
+      this.endpoint.postMessage(
+        { t: 'call', id, method, params } satisfies ClientMessage,
+        options.transfer ?? [],
+      );
     });
   }
 
   /** Iterate to receive items; leaving the loop early cancels the stream on the other side. */
-  stream<K extends keyof S & string>(method: K, params: Parameters<S[K]>[0]): AsyncIterable<ReturnType<S[K]>> {
-    const client = this;
-    return {
-      [Symbol.asyncIterator]() {
-        const id = client.#nextId++;
-        const inbox: ServerMessage[] = [];
-        let wake: (() => void) | null = null;
-        let finished = false;
-        if (client.#closed) inbox.push({ t: 'error', id, error: client.#closed });
-        else {
-          client.#pending.set(id, { kind: 'stream', push: (m) => (inbox.push(m), wake?.()) });
-          client.endpoint.postMessage({ t: 'stream', id, method, params } satisfies ClientMessage);
+  stream<K extends keyof S & string>(
+    method: K,
+    params: Parameters<S[K]>[0],
+  ): AsyncIterable<ReturnType<S[K]>> {
+    return { [Symbol.asyncIterator]: () => this.#open<ReturnType<S[K]>>(method, params) };
+  }
+
+  #open<T>(method: string, params: unknown): AsyncIterator<T> {
+    const id = this.#nextId++;
+    const inbox: ServerMessage[] = [];
+    let wake: (() => void) | null = null;
+    let finished = false;
+    if (this.#closed) inbox.push({ t: 'error', id, error: this.#closed });
+    else {
+      this.#pending.set(id, { kind: 'stream', push: (m) => (inbox.push(m), wake?.()) });
+      this.endpoint.postMessage({ t: 'stream', id, method, params } satisfies ClientMessage);
+    }
+    const next = async (): Promise<IteratorResult<T>> => {
+      for (;;) {
+        if (finished) return { done: true, value: undefined };
+        const m = inbox.shift();
+        if (!m) {
+          await new Promise<void>((r) => (wake = r));
+          wake = null;
+          continue;
         }
-        const stop = () => {
-          finished = true;
-          if (client.#pending.delete(id)) client.endpoint.postMessage({ t: 'cancel', id } satisfies ClientMessage);
-        };
-        return {
-          async next(): Promise<IteratorResult<ReturnType<S[K]>>> {
-            for (;;) {
-              if (finished) return { done: true, value: undefined };
-              const m = inbox.shift();
-              if (!m) {
-                await new Promise<void>((r) => (wake = r));
-                wake = null;
-                continue;
-              }
-              if (m.t === 'item') return { done: false, value: m.value as ReturnType<S[K]> };
-              finished = true;
-              client.#pending.delete(id);
-              if (m.t === 'error') throw new HearthFailure(m.error);
-              return { done: true, value: undefined };
-            }
-          },
-          async return(): Promise<IteratorResult<ReturnType<S[K]>>> {
-            stop();
-            return { done: true, value: undefined };
-          },
-        };
-      },
+        if (m.t === 'item') return { done: false, value: m.value as T };
+        finished = true;
+        this.#pending.delete(id);
+        if (m.t === 'error') throw new HearthFailure(m.error);
+        return { done: true, value: undefined };
+      }
     };
+    const stop = async (): Promise<IteratorResult<T>> => {
+      finished = true;
+      if (this.#pending.delete(id)) this.endpoint.postMessage({ t: 'cancel', id } satisfies ClientMessage);
+      wake?.();
+      return { done: true, value: undefined };
+    };
+    return { next, return: stop };
   }
 
   /** Settles everything pending with `rpc.closed` (the worker died or the client was closed). */

@@ -3,7 +3,7 @@ import type { RunEvent } from '$lib/domain/events';
 import { HearthFailure } from '$lib/domain/errors';
 import type { RunUpdate } from '$lib/domain/run-update';
 import { parseWorkspacePath } from '$lib/domain/workspace-path';
-import { sessionWorkspaceKey } from '$lib/runtime/sessions';
+import { SessionService, sessionWorkspaceKey } from '$lib/runtime/sessions';
 import { collect, runtimeHarness } from '../../support/runtime-harness';
 import { scriptedGateway } from '../../support/scripted-gateway';
 
@@ -29,7 +29,11 @@ describe('a Session run', () => {
       {
         text: 'Writing it.',
         toolCalls: [
-          { callId: 'call_A', name: 'workspace_write_file', arguments: '{"path":"work/a.md","content":"hello"}' },
+          {
+            callId: 'call_A',
+            name: 'workspace_write_file',
+            arguments: '{"path":"work/a.md","content":"hello"}',
+          },
         ],
       },
       { text: 'Done: work/a.md says hello.' },
@@ -65,7 +69,17 @@ describe('a Session run', () => {
     // The tool result went back with the provider's call id, after the assistant's call.
     const second = model.requests[1]!;
     const tail = second.messages.slice(-2);
-    expect(tail[0]).toMatchObject({ role: 'assistant', parts: expect.arrayContaining([{ type: 'tool-call', callId: 'call_A', name: 'workspace_write_file', input: { path: 'work/a.md', content: 'hello' } }]) });
+    expect(tail[0]).toMatchObject({
+      role: 'assistant',
+      parts: expect.arrayContaining([
+        {
+          type: 'tool-call',
+          callId: 'call_A',
+          name: 'workspace_write_file',
+          input: { path: 'work/a.md', content: 'hello' },
+        },
+      ]),
+    });
     expect(tail[1]!.parts[0]).toMatchObject({ type: 'tool-result', callId: 'call_A', isError: false });
     expect(second.tools.map((t) => t.name)).toEqual(['workspace_read_file', 'workspace_write_file']);
 
@@ -99,7 +113,9 @@ describe('a Session run', () => {
     expect(results[2]).toMatchObject({ callId: 'c3', isError: true });
     expect((results[2] as { content: string }).content).toContain('{"path": "work/x');
     // Invalid arguments are replayed as an empty object.
-    const call = model.requests[1]!.messages.at(-4)!.parts.find((x) => x.type === 'tool-call' && x.callId === 'c3');
+    const call = model.requests[1]!.messages.at(-4)!.parts.find(
+      (x) => x.type === 'tool-call' && x.callId === 'c3',
+    );
     expect(call).toMatchObject({ input: {} });
   });
 
@@ -119,7 +135,9 @@ describe('a Session run', () => {
 
   it('rejects unknown keys naming the accepted parameters', async () => {
     const model = scriptedGateway([
-      { toolCalls: [{ callId: 'k1', name: 'workspace_read_file', arguments: '{"path":"work/a","bogus":1}' }] },
+      {
+        toolCalls: [{ callId: 'k1', name: 'workspace_read_file', arguments: '{"path":"work/a","bogus":1}' }],
+      },
       { text: 'ok' },
     ]);
     const h = runtimeHarness(model.gateway);
@@ -131,12 +149,18 @@ describe('a Session run', () => {
   });
 
   it('fails with the provider error, keeping the conversation', async () => {
-    const model = scriptedGateway([{ error: { code: 'model.request_failed', message: 'model gpt-x not found' } }]);
+    const model = scriptedGateway([
+      { error: { code: 'model.request_failed', message: 'model gpt-x not found' } },
+    ]);
     const h = runtimeHarness(model.gateway);
     const session = await h.service.create();
     const updates = await collect(h.service.send(session.id, 'hi'));
     const last = events(updates).at(-1)!;
-    expect(last).toMatchObject({ type: 'run_failed', level: 'error', payload: { code: 'model.request_failed' } });
+    expect(last).toMatchObject({
+      type: 'run_failed',
+      level: 'error',
+      payload: { code: 'model.request_failed' },
+    });
     const stored = await h.service.get(session.id);
     expect(stored.messages.map((m) => m.role)).toEqual(['user']);
     expect(stored.runs[0]).toMatchObject({ status: 'failed', error: { message: 'model gpt-x not found' } });
@@ -157,13 +181,18 @@ describe('a Session run', () => {
   });
 
   it('gives up after the retry budget', async () => {
-    const rate = { error: { code: 'model.provider_rate_limited' as const, message: 'slow', retryable: true } };
+    const rate = {
+      error: { code: 'model.provider_rate_limited' as const, message: 'slow', retryable: true },
+    };
     const model = scriptedGateway([rate, rate, rate]);
     const h = runtimeHarness(model.gateway, { maxRetries: 2 });
     const session = await h.service.create();
     const updates = await collect(h.service.send(session.id, 'hi'));
     expect(model.remaining()).toBe(0);
-    expect(events(updates).at(-1)).toMatchObject({ type: 'run_failed', payload: { code: 'model.provider_rate_limited' } });
+    expect(events(updates).at(-1)).toMatchObject({
+      type: 'run_failed',
+      payload: { code: 'model.provider_rate_limited' },
+    });
   });
 
   it('stops at once when cancelled mid-stream and keeps what streamed', async () => {
@@ -200,5 +229,49 @@ describe('a Session run', () => {
       (e) => e instanceof HearthFailure && e.code === 'agent.session_busy',
     );
     await h.service.cancel((firstRun.value as Extract<RunUpdate, { type: 'run' }>).run.id);
+  });
+});
+
+describe('recovery at start-up', () => {
+  it('marks a run left unfinished by a closed tab as interrupted', async () => {
+    const model = scriptedGateway([]);
+    const h = runtimeHarness(model.gateway);
+    const session = await h.service.create();
+    const now = Date.now();
+    const orphan = {
+      id: 'run_orphan' as never,
+      target: { kind: 'session' as const, sessionId: session.id },
+      connectionId: 'demo',
+      model: 'm',
+      status: 'calling_model' as const,
+      rounds: 1,
+      usage: {},
+      createdAt: now,
+      updatedAt: now,
+    };
+    await h.runs.put(orphan);
+    await h.runs.put({ ...orphan, id: 'run_done' as never, status: 'completed' });
+    await h.service.recoverInterrupted();
+    expect((await h.runs.get(orphan.id))?.status).toBe('interrupted');
+    expect((await h.runs.get('run_done' as never))?.status).toBe('completed');
+    const journal = await h.journal.read(orphan.id);
+    expect(journal.map((e) => e.type)).toEqual(['status_changed', 'run_interrupted']);
+    expect(journal[0]!.payload).toMatchObject({ from: 'calling_model', status: 'interrupted' });
+  });
+
+  it('waits for a live tab: its run is never marked interrupted', async () => {
+    const model = scriptedGateway([{ hangAfter: 'busy' }]);
+    const h = runtimeHarness(model.gateway);
+    const session = await h.service.create();
+    const iterator = h.service.send(session.id, 'work')[Symbol.asyncIterator]();
+    const first = (await iterator.next()).value as Extract<RunUpdate, { type: 'run' }>;
+    // A second tab starts while the first one is still running the reply.
+    const otherTab = new SessionService(h.deps);
+    const recovery = otherTab.recoverInterrupted();
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await h.runs.get(first.run.id))?.status).toBe('calling_model');
+    await h.service.cancel(first.run.id);
+    await recovery;
+    expect((await h.runs.get(first.run.id))?.status).toBe('cancelled');
   });
 });

@@ -33,7 +33,9 @@ function setup() {
         throw new HearthFailure({ code: 'agent.not_found', message: 'nope' });
       },
       wait: (_p, signal) =>
-        new Promise((resolve) => signal.addEventListener('abort', () => (aborted.push('wait'), resolve('late')))),
+        new Promise((resolve) =>
+          signal.addEventListener('abort', () => (aborted.push('wait'), resolve('late'))),
+        ),
       bytes: async () => {
         const b = new Uint8Array([1, 2, 3]);
         return new Transfer(b, [b.buffer]);
@@ -55,7 +57,12 @@ function setup() {
       },
     },
   });
-  return { client: new RpcClient<Methods, Streams>(clientSide), stop, aborted, returned: () => streamsReturned };
+  return {
+    client: new RpcClient<Methods, Streams>(clientSide),
+    stop,
+    aborted,
+    returned: () => streamsReturned,
+  };
 }
 
 describe('RPC between page and worker', () => {
@@ -67,7 +74,10 @@ describe('RPC between page and worker', () => {
 
   it('rejects with the coded error the handler raised', async () => {
     const { client } = setup();
-    await expect(client.call('fail', undefined)).rejects.toMatchObject({ code: 'agent.not_found', message: 'nope' });
+    await expect(client.call('fail', undefined)).rejects.toMatchObject({
+      code: 'agent.not_found',
+      message: 'nope',
+    });
   });
 
   it('settles a cancelled call at once and aborts the handler', async () => {

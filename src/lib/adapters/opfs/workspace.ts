@@ -86,6 +86,13 @@ async function writeHandle(handle: FileSystemFileHandle, data: Uint8Array, appen
   }
 }
 
+/** Chromium keeps `<name>.crswap` beside a file while a writable stream on it is open. */
+const SWAP_SUFFIX = '.crswap';
+const isSwapFile = (name: string, kind: string, siblings: ReadonlyMap<string, string>) =>
+  kind === 'file' &&
+  name.endsWith(SWAP_SUFFIX) &&
+  siblings.get(name.slice(0, -SWAP_SUFFIX.length)) === 'file';
+
 const split = (path: WorkspacePath) => {
   const segments = pathSegments(path);
   return { parent: segments.slice(0, -1), name: segments.at(-1)! };
@@ -98,7 +105,7 @@ class OpfsWorkspace implements Workspace {
   ) {}
 
   stat(path: WorkspacePath): Promise<Result<FileStat | null, WorkspaceError>> {
-    return guarded(`stat ${path}`, async () => {
+    return guarded<FileStat | null>(`stat ${path}`, async () => {
       const { parent, name } = split(path);
       const dir = await walk(this.root, parent, false);
       if (!dir.ok) return ok(null);
@@ -170,9 +177,12 @@ class OpfsWorkspace implements Workspace {
     return guarded(`list ${dir ?? 'the workspace root'}`, async () => {
       const handle = await walk(this.root, dir === undefined ? [] : pathSegments(dir), false);
       if (!handle.ok) return handle;
+      const children = new Map<string, FileSystemHandle['kind']>();
+      for await (const [name, child] of (handle.value as IterableDir).entries())
+        children.set(name, child.kind);
       const entries: WorkspaceEntry[] = [];
-      for await (const [name, child] of (handle.value as IterableDir).entries()) {
-        entries.push({ path: joinPath(dir ?? null, name), kind: child.kind });
+      for (const [name, kind] of children) {
+        if (!isSwapFile(name, kind, children)) entries.push({ path: joinPath(dir ?? null, name), kind });
       }
       return ok(entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
     });

@@ -38,9 +38,13 @@ export class SessionState {
   readonly activeRun = $derived(this.runs.find((r) => !isTerminal(r.status)) ?? null);
   readonly busy = $derived(this.activeRun !== null);
   readonly results = $derived(
+    // Rebuilt whole on every change, never mutated: a plain Map is enough.
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity
     new Map(
       this.messages.flatMap((m) =>
-        m.parts.filter((p): p is ToolResultPart => p.type === 'tool-result').map((p) => [p.callId, p] as const),
+        m.parts
+          .filter((p): p is ToolResultPart => p.type === 'tool-result')
+          .map((p) => [p.callId, p] as const),
       ),
     ),
   );
@@ -146,7 +150,12 @@ export class SessionState {
         s.reasoning += part.delta;
         break;
       case 'tool-input-start':
-        s.toolCalls.push({ blockId: part.blockId, callId: part.callId, name: part.name, argumentsPreview: '' });
+        s.toolCalls.push({
+          blockId: part.blockId,
+          callId: part.callId,
+          name: part.name,
+          argumentsPreview: '',
+        });
         break;
       case 'tool-input-delta': {
         const call = s.toolCalls.find((c) => c.blockId === part.blockId);

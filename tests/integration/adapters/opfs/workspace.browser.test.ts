@@ -88,6 +88,26 @@ describe('opfs: serialization across workers', () => {
   });
 });
 
+describe('opfs: layout', () => {
+  it('stores files under workspaces/<key>/ and hides the swap file of an in-flight write', async () => {
+    const key = `sessions/layout-${crypto.randomUUID()}`;
+    const opened = await store.open(key);
+    if (!opened.ok) throw new Error(opened.error.message);
+    await opened.value.write(p('work/a.txt').value, enc('x'));
+    let dir = await navigator.storage.getDirectory();
+    for (const segment of ['workspaces', ...key.split('/'), 'work'])
+      dir = await dir.getDirectoryHandle(segment);
+    const stream = await (await dir.getFileHandle('a.txt')).createWritable();
+    try {
+      const listed = await opened.value.list(p('work').value);
+      expect(listed).toEqual({ ok: true, value: [{ path: 'work/a.txt', kind: 'file' }] });
+    } finally {
+      await stream.abort();
+      await store.delete(key);
+    }
+  });
+});
+
 describe('opfs: storage failures', () => {
   it('returns workspace.storage_failed instead of throwing when OPFS is unavailable', async () => {
     const broken = new OpfsWorkspaceStore(() => Promise.reject(new DOMException('denied', 'SecurityError')));

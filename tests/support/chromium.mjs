@@ -1,7 +1,8 @@
-import type { LaunchOptions } from 'playwright';
+// Debian's Chromium: no browser downloads on these machines, and a closed network.
+// One definition for Playwright, vitest browser mode and the benchmarks.
 
-/** Debian's Chromium: no browser downloads on these machines, and a closed network. */
-export const chromiumLaunchOptions: LaunchOptions = {
+/** @type {import('playwright').LaunchOptions} */
+export const chromiumLaunchOptions = {
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   args: [
     '--no-sandbox',

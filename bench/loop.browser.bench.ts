@@ -1,0 +1,43 @@
+import { test } from 'vitest';
+import { openHearthDatabase } from '$lib/adapters/db/database';
+import { DexieJournal } from '$lib/adapters/db/journal';
+import {
+  DexieConnectionStore,
+  DexieRunStore,
+  DexieSessionStore,
+  DexieSettingsStore,
+} from '$lib/adapters/db/stores';
+import { OpfsWorkspaceStore } from '$lib/adapters/opfs/workspace';
+import { randomIds, systemClock } from '$lib/adapters/system/clock';
+import { webLocks } from '$lib/adapters/system/locks';
+import { SessionService } from '$lib/runtime/sessions';
+import { workspaceTools } from '$lib/tools/workspace';
+import { instantModel, measureBareModel, measureRounds, median } from './loop';
+
+const ROUNDS = 200;
+
+test('runtime overhead per loop round (Chromium, IndexedDB, OPFS)', async () => {
+  const db = openHearthDatabase(`hearth-bench-${Date.now()}`);
+  const service = new SessionService({
+    sessions: new DexieSessionStore(db),
+    runs: new DexieRunStore(db),
+    journal: new DexieJournal(db, systemClock),
+    connections: new DexieConnectionStore(db),
+    settings: new DexieSettingsStore(db),
+    workspaces: new OpfsWorkspaceStore(),
+    locks: webLocks(navigator.locks),
+    gatewayFor: () => instantModel(ROUNDS),
+    tools: workspaceTools,
+    clock: systemClock,
+    ids: randomIds,
+    retry: { maxRetries: 0, intervalMs: 1 },
+    sleep: async () => {},
+  });
+  const perRound = await measureRounds(service, ROUNDS);
+  const bare = await measureBareModel(ROUNDS);
+  console.log(
+    `RESULT loop-chromium rounds=${ROUNDS} median_ms_per_round=${median(perRound).toFixed(3)} ` +
+      `baseline_bare_model_median_ms=${median(bare).toFixed(4)}`,
+  );
+  db.close();
+}, 120_000);
