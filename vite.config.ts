@@ -1,12 +1,38 @@
 import { sveltekit } from '@sveltejs/kit/vite';
 import { SvelteKitPWA } from '@vite-pwa/sveltekit';
 import { playwright } from '@vitest/browser-playwright';
+import { readFile, writeFile } from 'node:fs/promises';
+import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 import { chromiumLaunchOptions } from './tests/support/chromium.mjs';
+
+/**
+ * With hash routing SvelteKit renders the one page as a fallback, whose asset URLs are absolute
+ * (`/_app/...`). Relative URLs let the same build run from any sub-path (`/hearth/`). This runs
+ * after the page is rendered and before the service worker's precache manifest is computed.
+ */
+function relativeAppShell(): Plugin {
+  return {
+    name: 'hearth:relative-app-shell',
+    apply: 'build',
+    writeBundle: {
+      sequential: true,
+      order: 'post',
+      async handler() {
+        if (!this.environment.config.build.ssr) return;
+        const file = '.svelte-kit/output/prerendered/pages/index.html';
+        const html = await readFile(file, 'utf8').catch(() => null);
+        if (html === null) return;
+        await writeFile(file, html.replace(/(["'(])\/(_app\/|icons\/|manifest\.webmanifest)/g, '$1./$2'));
+      },
+    },
+  };
+}
 
 export default defineConfig({
   plugins: [
     sveltekit(),
+    relativeAppShell(),
     SvelteKitPWA({
       registerType: 'prompt',
       injectRegister: false,

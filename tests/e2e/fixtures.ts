@@ -73,10 +73,10 @@ export async function recordStreamedText(page: Page): Promise<() => Promise<stri
   return () => page.evaluate(() => (window as unknown as { __streamed: string[] }).__streamed);
 }
 
-/** Waits until the reply is finished (the composer is idle), then checks its last message. */
+/** Waits for a saved (no longer streaming) reply containing `text` and for its run to end. */
 export async function expectReply(page: Page, text: string | RegExp): Promise<void> {
+  await expect(page.locator('.message.assistant:not(.streaming)').last()).toContainText(text);
   await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden();
-  await expect(page.locator('.message.assistant').last()).toContainText(text);
 }
 
 export async function send(page: Page, text: string): Promise<void> {

@@ -76,7 +76,7 @@ test('history and workspace files survive a reload', async ({ page }) => {
   await expectReply(page, 'Here is your haiku');
   await page.reload();
   await expect(page.locator('.message.user')).toContainText('write a haiku about lanterns');
-  await expect(page.locator('.message.assistant').last()).toContainText('Here is your haiku');
+  await expectReply(page, 'Here is your haiku');
   await page.goto('./');
   await page.getByRole('link', { name: /write a haiku about lanterns/ }).click();
   const workspace = page.getByRole('complementary', { name: 'Workspace' });

@@ -10,6 +10,7 @@ import { demoGateway } from '$lib/adapters/llm/demo/gateway';
 import { openAiChatGateway } from '$lib/adapters/llm/openai-chat/gateway';
 import { testConnection } from '$lib/adapters/llm/openai-chat/probe';
 import { randomIds, systemClock } from '$lib/adapters/system/clock';
+import { sleep } from '$lib/adapters/system/sleep';
 import type { Locks } from '$lib/ports/locks';
 import type { WorkspaceStore } from '$lib/ports/workspace';
 import {
@@ -38,13 +39,6 @@ export interface RuntimeOptions {
   demoDelayMs?: number;
   storage?: StorageManager;
 }
-
-export const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-  });
 
 /** Wires adapters into the runtime and exposes it as the RPC handlers of the worker. */
 export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, HearthStreams> {

@@ -1,18 +1,12 @@
 import type { StreamPart } from '$lib/domain/model';
 import type { ModelGateway } from '$lib/ports/model-gateway';
+import { sleep } from '$lib/adapters/system/sleep';
 import { nextDemoReply } from './script';
 
 export interface DemoGatewayOptions {
   /** Pause between streamed words, so streaming (and Stop) can be seen. */
   delayMs?: number;
 }
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (ms <= 0 || signal.aborted) return resolve();
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-  });
 
 /** The built-in Demo provider: offline, scripted, and labelled as not an AI. */
 export function demoGateway(options: DemoGatewayOptions = {}): ModelGateway {
