@@ -27,8 +27,8 @@ export interface StorageEstimate {
   persisted: boolean;
 }
 
-/** Requests the page may make of the runtime worker. */
-export type HearthMethods = {
+/** Sessions, their runs and their workspace files. */
+export type SessionMethods = {
   'sessions.list': (p: void) => SessionSummary[];
   'sessions.create': (p: { title?: string; connectionId?: string }) => SessionRecord;
   'sessions.get': (p: { sessionId: string }) => {
@@ -42,6 +42,17 @@ export type HearthMethods = {
   'runs.events': (p: { runId: RunId; afterSeq?: number; beforeSeq?: number; limit?: number }) => RunEvent[];
   'workspace.list': (p: { sessionId: string; dir?: string }) => WorkspaceItem[];
   'workspace.read': (p: { sessionId: string; path: string }) => WorkspaceFile;
+};
+
+export type SessionStreams = {
+  /** Sends a message; items arrive from the run's start until it ends. Leaving early detaches. */
+  'sessions.send': (p: { sessionId: string; text: string }) => RunUpdate;
+  /** Replays a run's journal, then follows it live until it ends. */
+  'runs.watch': (p: { runId: RunId }) => RunUpdate;
+};
+
+/** Model connections and storage. */
+export type ConnectionMethods = {
   'connections.list': (p: void) => { connections: Connection[]; defaultConnectionId: string };
   'connections.save': (p: ConnectionDraft) => Connection;
   'connections.delete': (p: { id: string }) => void;
@@ -50,8 +61,8 @@ export type HearthMethods = {
   'storage.estimate': (p: void) => StorageEstimate;
 };
 
+/** Requests the page may make of the runtime worker: the union of every area above. */
+export type HearthMethods = SessionMethods & ConnectionMethods;
+
 /** Streams: items arrive until the stream ends; leaving early detaches. */
-export type HearthStreams = {
-  'sessions.send': (p: { sessionId: string; text: string }) => RunUpdate;
-  'runs.watch': (p: { runId: RunId }) => RunUpdate;
-};
+export type HearthStreams = SessionStreams;

@@ -1,0 +1,72 @@
+import { openHearthDatabase, type HearthDatabase } from '$lib/adapters/db/database';
+import { DexieJournal } from '$lib/adapters/db/journal';
+import {
+  DexieConnectionStore,
+  DexieRunStore,
+  DexieSessionStore,
+  DexieSettingsStore,
+} from '$lib/adapters/db/stores';
+import { demoGateway } from '$lib/adapters/llm/demo/gateway';
+import { openAiChatGateway } from '$lib/adapters/llm/openai-chat/gateway';
+import { randomIds, systemClock } from '$lib/adapters/system/clock';
+import { sleep } from '$lib/adapters/system/sleep';
+import type { Connection } from '$lib/domain/connection';
+import type { Locks } from '$lib/ports/locks';
+import type { ModelGateway } from '$lib/ports/model-gateway';
+import type { WorkspaceStore } from '$lib/ports/workspace';
+import { SessionService } from '$lib/runtime/sessions';
+import { workspaceTools } from '$lib/tools/workspace';
+
+export interface RuntimeOptions {
+  workspaces: WorkspaceStore;
+  locks: Locks;
+  databaseName?: string;
+  fetch?: typeof fetch;
+  /** Demo provider pacing (tests and benchmarks use 0). */
+  demoDelayMs?: number;
+  storage?: StorageManager;
+}
+
+/** Everything the worker's handlers share: stores, gateways and the runtime services. */
+export interface RuntimeContext {
+  options: RuntimeOptions;
+  db: HearthDatabase;
+  stores: {
+    sessions: DexieSessionStore;
+    runs: DexieRunStore;
+    journal: DexieJournal;
+    connections: DexieConnectionStore;
+    settings: DexieSettingsStore;
+  };
+  fetch: typeof fetch;
+  gatewayFor: (connection: Connection) => ModelGateway;
+  sessions: SessionService;
+}
+
+export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
+  const db = openHearthDatabase(options.databaseName);
+  const stores = {
+    sessions: new DexieSessionStore(db),
+    runs: new DexieRunStore(db),
+    journal: new DexieJournal(db, systemClock),
+    connections: new DexieConnectionStore(db),
+    settings: new DexieSettingsStore(db),
+  };
+  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const gatewayFor = (c: Connection): ModelGateway =>
+    c.kind === 'demo'
+      ? demoGateway({ delayMs: options.demoDelayMs })
+      : openAiChatGateway({ baseUrl: c.baseUrl, apiKey: c.apiKey, fetch: doFetch });
+  const sessions = new SessionService({
+    ...stores,
+    workspaces: options.workspaces,
+    locks: options.locks,
+    gatewayFor,
+    tools: workspaceTools,
+    clock: systemClock,
+    ids: randomIds,
+    retry: { maxRetries: 3, intervalMs: 1000 },
+    sleep,
+  });
+  return { options, db, stores, fetch: doFetch, gatewayFor, sessions };
+}
