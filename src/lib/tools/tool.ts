@@ -7,7 +7,8 @@ import type { WorkspaceRoots } from '$lib/domain/workspace-roots';
 import type { Workspace } from '$lib/ports/workspace';
 import type { ReadState } from './workspace/read-state';
 
-export type ToolScope = 'chat' | 'session';
+export type { ToolScope } from '$lib/domain/tool-scope';
+import type { ToolScope } from '$lib/domain/tool-scope';
 
 /** A change a tool made that the runtime must journal and checkpoint. */
 export type ToolEffect = {
