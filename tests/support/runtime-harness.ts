@@ -13,11 +13,15 @@ import { randomIds, systemClock } from '$lib/adapters/system/clock';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import { SessionService, type SessionServiceDeps } from '$lib/runtime/sessions';
 import { workspaceTools } from '$lib/tools/workspace';
+import type { ToolPolicy } from '$lib/runtime/tool-bindings';
 
 let dbCounter = 0;
 
 /** The Session runtime on real Dexie (fake-indexeddb) and the memory workspace. */
-export function runtimeHarness(gateway: ModelGateway, options: { maxRetries?: number } = {}) {
+export function runtimeHarness(
+  gateway: ModelGateway,
+  options: { maxRetries?: number; sessionToolPolicy?: ToolPolicy } = {},
+) {
   const db = openHearthDatabase(`hearth-test-${++dbCounter}-${Math.random()}`);
   const journal = new DexieJournal(db, systemClock);
   const runs = new DexieRunStore(db);
@@ -34,6 +38,7 @@ export function runtimeHarness(gateway: ModelGateway, options: { maxRetries?: nu
     locks: memoryLocks(),
     gatewayFor: () => gateway,
     tools: workspaceTools,
+    sessionToolPolicy: options.sessionToolPolicy,
     clock: systemClock,
     ids: randomIds,
     retry: { maxRetries: options.maxRetries ?? 3, intervalMs: 1000 },

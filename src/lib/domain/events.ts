@@ -51,12 +51,30 @@ export interface RunEventPayloads {
     round: number;
     invocationId: string;
     callId: string;
+    /** Null when the call name decodes to no tool of the snapshot. */
     toolId: string | null;
-    name: string;
+    snapshotId: string;
+    /** The native name (`workspace.read_file`); the model's call name is `callName`. */
+    name: string | null;
+    callName: string;
     argumentsRef: string;
   };
-  tool_call_started: { round: number; invocationId: string; callId: string; toolId: string; name: string };
+  tool_call_started: {
+    round: number;
+    invocationId: string;
+    callId: string;
+    toolId: string;
+    name: string;
+    callName: string;
+  };
   tool_result_stored: { round: number; invocationId: string; callId: string; path: string };
+  tool_result_readable_view_stored: {
+    invocationId: string;
+    callId: string;
+    toolId: string;
+    path: string;
+    auditPath: string;
+  };
   tool_call_completed: ToolCallOutcomePayload;
   tool_call_failed: ToolCallOutcomePayload;
   workspace_file_written: {
@@ -80,7 +98,8 @@ export interface ToolCallOutcomePayload {
   invocationId: string;
   callId: string;
   toolId: string | null;
-  name: string;
+  name: string | null;
+  callName: string;
   isError: boolean;
   errorCode: ErrorCode | null;
   message: string;

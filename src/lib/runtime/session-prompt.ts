@@ -1,9 +1,9 @@
 import { renderRoots, type WorkspaceRoots } from '$lib/domain/workspace-roots';
-import type { ToolSnapshot } from './tool-snapshot';
+import { callNames, type ToolSnapshot } from './tool-snapshot';
 
 /** The Session system prompt: duties, the workspace, and how a turn ends (spec README §4). */
 export function sessionSystemPrompt(roots: WorkspaceRoots, snapshot: ToolSnapshot): string {
-  const tools = [...snapshot.byCallName.keys()];
+  const tools = callNames(snapshot);
   const has = (name: string) => tools.includes(name);
   const lines = [
     'You are the assistant of a Hearth session: a direct conversation with a person over a persistent file workspace.',

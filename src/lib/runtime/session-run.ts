@@ -163,6 +163,7 @@ export async function runSessionLoop(
         if (signal.aborted) return { kind: 'cancelled' };
         const result = await dispatchToolCall(call, round, {
           snapshot,
+          toolChoice: request.toolChoice,
           toolContext: { workspace: deps.workspace, roots: deps.roots, readState, signal },
           workspace: deps.workspace,
           audit,

@@ -19,7 +19,9 @@ import type { BuiltinTool } from '$lib/tools/tool';
 import { AsyncQueue, RunFeed } from './run-feed';
 import { RunRecorder } from './run-recorder';
 import { runSessionLoop, type RetryPolicy, type SessionRunEnd } from './session-run';
-import { buildToolSnapshot } from './tool-snapshot';
+import { prepareBindings, type ToolPolicy } from './tool-bindings';
+import { buildCatalog, builtinSource } from './tool-catalog';
+import { createSnapshot, type ToolSnapshot } from './tool-snapshot';
 
 export interface SessionServiceDeps {
   sessions: SessionStore;
@@ -31,6 +33,8 @@ export interface SessionServiceDeps {
   locks: Locks;
   gatewayFor: (connection: Connection) => ModelGateway;
   tools: readonly BuiltinTool[];
+  /** Which tools Session runs may call (the shared Session profile); default: all in scope. */
+  sessionToolPolicy?: ToolPolicy;
   clock: Clock;
   ids: Ids;
   retry: RetryPolicy;
@@ -299,7 +303,7 @@ export class SessionService {
       history,
       {
         gateway: this.deps.gatewayFor(connection),
-        snapshot: buildToolSnapshot(this.deps.tools, 'session'),
+        snapshot: this.#snapshot(recorder.run.id),
         workspace,
         roots: sessionRoots(),
         sessions: this.deps.sessions,
@@ -310,6 +314,21 @@ export class SessionService {
       },
       signal,
     );
+  }
+
+  /** The Session tool surface: every session-scope builtin unless a policy narrows it. */
+  #snapshot(runId: RunId): ToolSnapshot {
+    const catalog = buildCatalog([builtinSource(this.deps.tools)]);
+    if (!catalog.ok) throw new HearthFailure(catalog.error);
+    const policy: ToolPolicy = this.deps.sessionToolPolicy ?? {
+      allow: catalog.value.filter((t) => t.scopes.includes('session')).map((t) => t.toolId),
+      deny: [],
+      toolDescriptions: {},
+    };
+    const { bindings } = prepareBindings(catalog.value, policy, 'session');
+    const snapshot = createSnapshot(`snapshot_${runId}`, bindings, 'run_finish_allowed');
+    if (!snapshot.ok) throw new HearthFailure(snapshot.error);
+    return snapshot.value;
   }
 
   async #finalize(recorder: RunRecorder, end: SessionRunEnd): Promise<void> {

@@ -1,25 +1,42 @@
-import { HearthFailure } from '$lib/domain/errors';
+import { HearthFailure, type HearthError } from '$lib/domain/errors';
+import type { JsonObject } from '$lib/domain/json';
+import type { ToolChoice } from '$lib/domain/model';
 import type { InvocationId } from '$lib/domain/run';
 import { invalidArgumentsMessage, normalizeToolArguments } from '$lib/domain/tool-arguments';
-import type { ToolId } from '$lib/domain/tool-id';
+import { builtinToolId, type ToolId } from '$lib/domain/tool-id';
+import type { WorkspacePath } from '$lib/domain/workspace-path';
 import type { AgentToolResult } from '$lib/domain/tool-result';
+import type { Workspace } from '$lib/ports/workspace';
 import { failure, type ToolContext, type ToolOutcome } from '$lib/tools/tool';
 import { validateToolInput } from '$lib/tools/validate';
-import type { Workspace } from '$lib/ports/workspace';
-import type { AuditPaths } from './audit-paths';
-import { callStem } from './audit-paths';
+import { callStem, type AuditPaths } from './audit-paths';
 import type { ModelToolCall } from './model-turn';
 import type { RunRecorder } from './run-recorder';
-import { callNames, type ToolSnapshot } from './tool-snapshot';
+import { DEFAULT_INLINE_CHAR_LIMIT, projectLongResult } from './result-projection';
+import { gateToolCall } from './tool-gate';
+import type { SnapshotBinding, ToolSnapshot } from './tool-snapshot';
+
+/** Runs MCP or extension calls. Recoverable failures are outcomes; system failures throw. */
+export interface ExternalToolExecutor {
+  execute(
+    binding: SnapshotBinding,
+    args: JsonObject,
+    call: { callId: string; signal: AbortSignal },
+  ): Promise<ToolOutcome>;
+}
 
 export interface DispatchDeps {
   snapshot: ToolSnapshot;
+  toolChoice: ToolChoice;
   toolContext: ToolContext;
   workspace: Workspace;
   audit: AuditPaths;
   recorder: RunRecorder;
   invocationId: InvocationId;
   clock: { now(): number };
+  external?: Partial<Record<'mcp' | 'extension', ExternalToolExecutor>>;
+  /** The profile's `tools.externalResultInlineCharLimit`. */
+  inlineCharLimit?: number;
 }
 
 const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value, null, 2));
@@ -35,9 +52,10 @@ async function writeAudit(workspace: Workspace, path: Parameters<Workspace['writ
 }
 
 /**
- * One call, start to finish (tools.md §7.1): audit the arguments, decode the call name through
- * the snapshot, normalize and validate arguments, execute, journal effects, store the result.
- * Recoverable problems become error results; system failures throw after being journaled.
+ * One call, start to finish (tools.md §7.1): audit the raw arguments, pass the gate, normalize
+ * arguments once (ToolArguments), validate, dispatch explicitly to Builtin, MCP or Extension,
+ * journal effects, store and journal the result. Recoverable problems become error results the
+ * model reads; system failures are journaled and thrown.
  */
 export async function dispatchToolCall(
   call: ModelToolCall,
@@ -47,53 +65,42 @@ export async function dispatchToolCall(
   const { recorder, invocationId, snapshot } = deps;
   const stem = await callStem(call.callId);
   const args = normalizeToolArguments(call.rawArguments);
-  const tool = snapshot.byCallName.get(call.name);
-  const toolId = (tool?.id ?? null) as ToolId | null;
+  const decision = gateToolCall(call.name, snapshot, {
+    snapshotId: snapshot.id,
+    toolChoice: deps.toolChoice,
+  });
+  const binding = decision.kind === 'dispatch' ? decision.binding : null;
+  const ids = {
+    round,
+    invocationId,
+    callId: call.callId,
+    toolId: binding?.tool.toolId ?? null,
+    name: binding?.tool.nativeName ?? null,
+    callName: call.name,
+  };
+
   const argsPath = deps.audit.toolArgs(round, stem);
   await writeAudit(deps.workspace, argsPath, {
-    callId: call.callId,
-    name: call.name,
-    toolId,
+    ...ids,
     arguments: args.kind === 'object' ? args.value : null,
     rawArguments: args.kind === 'invalid' ? args.raw : undefined,
   });
   await recorder.emit({
     type: 'tool_call_requested',
-    payload: { round, invocationId, callId: call.callId, toolId, name: call.name, argumentsRef: argsPath },
+    payload: { ...ids, snapshotId: snapshot.id, argumentsRef: argsPath },
   });
+  if (decision.kind === 'fail') throw await failSystem(deps, ids, decision.error);
 
   const started = deps.clock.now();
   let outcome: ToolOutcome;
-  if (!tool) {
-    const available = callNames(snapshot)
-      .map((n) => `\`${n}\``)
-      .join(', ');
-    outcome = failure(
-      'tool.unknown_tool',
-      `There is no tool named \`${call.name}\`. Available tools: ${available}.`,
-    );
-  } else if (args.kind === 'invalid') {
+  if (decision.kind === 'reject') outcome = failure(decision.code, decision.message);
+  else if (args.kind === 'invalid')
     outcome = failure('tool.invalid_arguments', invalidArgumentsMessage(args.raw));
-  } else {
-    const input = validateToolInput(tool, args.value);
-    if (!input.ok) {
-      outcome = failure('tool.invalid_arguments', input.error);
-    } else {
-      await recorder.emit({
-        type: 'tool_call_started',
-        payload: { round, invocationId, callId: call.callId, toolId: tool.id, name: call.name },
-      });
-      if (recorder.run.status !== 'dispatching_tool') await recorder.setStatus('dispatching_tool');
-      outcome = await executeTool(tool, input.value, deps.toolContext, { round, call, deps });
-      for (const effect of outcome.effects) {
-        await recorder.emit({ type: 'workspace_file_written', payload: { invocationId, ...effect } });
-      }
-    }
-  }
+  else outcome = await run(decision.binding, args.value, call, deps, ids);
 
   const result: AgentToolResult = {
     callId: call.callId,
-    toolId: (toolId ?? `unknown:${call.name}`) as ToolId,
+    toolId: (ids.toolId ?? `unknown:${call.name}`) as ToolId,
     content: outcome.content,
     structured: outcome.structured,
     isError: outcome.isError,
@@ -107,53 +114,124 @@ export async function dispatchToolCall(
     type: 'tool_result_stored',
     payload: { round, invocationId, callId: call.callId, path: resultPath },
   });
+  const external = binding !== null && binding.tool.source !== 'builtin';
+  const projected = external ? await projectExternal(result, resultPath, deps) : result;
+  // External error text is untrusted and may be long: the journal points at the stored result.
+  const message = !result.isError
+    ? ''
+    : external
+      ? `External tool returned an error; full result: ${resultPath}`
+      : result.content;
   await recorder.emit({
     type: result.isError ? 'tool_call_failed' : 'tool_call_completed',
     payload: {
-      round,
-      invocationId,
-      callId: call.callId,
-      toolId,
-      name: call.name,
+      ...ids,
       isError: result.isError,
       errorCode: result.errorCode ?? null,
-      message: result.isError ? result.content : '',
+      message,
       elapsedMs: deps.clock.now() - started,
-      resourceRefs: result.resourceRefs,
+      resourceRefs: projected.resourceRefs,
     },
   });
-  return result;
+  return projected;
 }
 
-async function executeTool(
-  tool: NonNullable<ReturnType<ToolSnapshot['byCallName']['get']>>,
-  input: unknown,
-  ctx: ToolContext,
-  at: { round: number; call: ModelToolCall; deps: DispatchDeps },
-): Promise<ToolOutcome> {
-  try {
-    return await tool.execute(input as never, ctx);
-  } catch (e) {
-    const error =
-      e instanceof HearthFailure
-        ? e.error
-        : { code: 'agent.internal_error' as const, message: e instanceof Error ? e.message : String(e) };
-    await at.deps.recorder.emit({
-      type: 'tool_call_failed',
-      level: 'error',
+/** MCP and extension results over the inline limit reach the model as a preview (tools.md §10). */
+async function projectExternal(
+  result: AgentToolResult,
+  auditPath: WorkspacePath,
+  deps: DispatchDeps,
+): Promise<AgentToolResult> {
+  const nameOf = (toolId: string) => deps.snapshot.byToolId.get(toolId as ToolId)?.callName;
+  const projected = await projectLongResult(result, {
+    limit: deps.inlineCharLimit ?? DEFAULT_INLINE_CHAR_LIMIT,
+    workspace: deps.workspace,
+    view: { path: auditPath.replace(/\.json$/, '.txt') as WorkspacePath, auditPath },
+    readTool: nameOf(builtinToolId('workspace.read_file')),
+    searchTool: nameOf(builtinToolId('workspace.search_files')),
+  });
+  if (projected.view) {
+    await deps.recorder.emit({
+      type: 'tool_result_readable_view_stored',
       payload: {
-        round: at.round,
-        invocationId: at.deps.invocationId,
-        callId: at.call.callId,
-        toolId: tool.id,
-        name: at.call.name,
-        isError: true,
-        errorCode: error.code,
-        message: error.message,
-        elapsedMs: 0,
-        resourceRefs: [],
+        invocationId: deps.invocationId,
+        callId: result.callId,
+        toolId: result.toolId,
+        path: projected.view.path,
+        auditPath: projected.view.auditPath,
       },
     });
-    throw new HearthFailure(error);
   }
+  return projected.result;
+}
+
+type CallIds = {
+  round: number;
+  invocationId: InvocationId;
+  callId: string;
+  toolId: ToolId | null;
+  name: string | null;
+  callName: string;
+};
+
+async function run(
+  binding: SnapshotBinding,
+  args: JsonObject,
+  call: ModelToolCall,
+  deps: DispatchDeps,
+  ids: CallIds,
+): Promise<ToolOutcome> {
+  const { tool } = binding;
+  let execute: () => Promise<ToolOutcome>;
+  if (tool.source === 'builtin') {
+    const builtin = tool.builtin!;
+    const input = validateToolInput(builtin, args);
+    if (!input.ok) return failure('tool.invalid_arguments', input.error);
+    execute = () => builtin.execute(input.value as never, deps.toolContext);
+  } else {
+    const executor = deps.external?.[tool.source];
+    if (!executor) return failure('tool.unknown_tool', `\`${call.name}\` is not available right now.`);
+    execute = () => executor.execute(binding, args, { callId: call.callId, signal: deps.toolContext.signal });
+  }
+  await deps.recorder.emit({
+    type: 'tool_call_started',
+    payload: { ...ids, toolId: tool.toolId, name: tool.nativeName },
+  });
+  if (deps.recorder.run.status !== 'dispatching_tool') await deps.recorder.setStatus('dispatching_tool');
+  let outcome: ToolOutcome;
+  try {
+    outcome = await execute();
+  } catch (e) {
+    throw await failSystem(
+      deps,
+      ids,
+      e instanceof HearthFailure
+        ? e.error
+        : { code: 'agent.internal_error', message: e instanceof Error ? e.message : String(e) },
+    );
+  }
+  for (const effect of outcome.effects) {
+    await deps.recorder.emit({
+      type: 'workspace_file_written',
+      payload: { invocationId: ids.invocationId, ...effect },
+    });
+  }
+  return outcome;
+}
+
+/** Journals a system failure of this call at error level and returns it to be thrown. */
+async function failSystem(deps: DispatchDeps, ids: CallIds, error: HearthError): Promise<HearthFailure> {
+  await deps.recorder.emit({
+    type: 'tool_call_failed',
+    level: 'error',
+    payload: {
+      ...ids,
+      isError: true,
+      errorCode: error.code,
+      message: error.message,
+      elapsedMs: 0,
+      resourceRefs: [],
+    },
+  });
+  return new HearthFailure(error);
 }

@@ -1,30 +1,77 @@
-import { z } from 'zod';
-import type { JsonObject } from '$lib/domain/json';
+import { allocateCallNames, type CallNameEntry } from '$lib/domain/call-names';
+import { CHILD_EXCLUDED_TOOLS } from '$lib/domain/builtin-tools';
+import type { HearthError } from '$lib/domain/errors';
 import type { ModelToolSpec } from '$lib/domain/model';
-import type { BuiltinTool, ToolScope } from '$lib/tools/tool';
+import { err, ok, type Result } from '$lib/domain/result';
+import { builtinToolId, type ToolId } from '$lib/domain/tool-id';
+import type { ToolBinding } from './tool-bindings';
+
+/** How an invocation may end (runtime.md §1.1): root and handoff runs finish; children return. */
+export type ExitPolicy = 'run_finish_allowed' | 'task_return_required';
+
+export interface SnapshotBinding extends ToolBinding {
+  callName: string;
+}
 
 /**
- * The frozen set of tools one invocation may call: the model-facing specs and the call-name map.
- * Model calls are decoded only through `byCallName` (never `obj[name]`).
+ * The frozen tool surface of one invocation (tools.md §4): descriptions, parameters and the
+ * call-name map. Model calls are decoded only through `byCallName`; output revisions reuse it.
  */
 export interface ToolSnapshot {
+  readonly id: string;
+  readonly exitPolicy: ExitPolicy;
+  readonly bindings: readonly SnapshotBinding[];
+  readonly byCallName: ReadonlyMap<string, SnapshotBinding>;
+  readonly byToolId: ReadonlyMap<ToolId, SnapshotBinding>;
+  /** What the model is offered, in binding order. */
   readonly specs: readonly ModelToolSpec[];
-  readonly byCallName: ReadonlyMap<string, BuiltinTool>;
 }
 
-export function buildToolSnapshot(tools: readonly BuiltinTool[], scope: ToolScope): ToolSnapshot {
-  const inScope = tools.filter((t) => t.scopes.includes(scope)).sort((a, b) => a.id.localeCompare(b.id));
-  const byCallName = new Map<string, BuiltinTool>();
-  for (const tool of inScope) {
-    if (byCallName.has(tool.callName)) throw new Error(`duplicate tool call name ${tool.callName}`);
-    byCallName.set(tool.callName, tool);
+const EXCLUDED_FOR_CHILDREN = new Set<ToolId>(CHILD_EXCLUDED_TOOLS.map(builtinToolId));
+
+/**
+ * Applies the completion protocol (return-mode children lose commit, finish and delegation and
+ * gain `task.return`), allocates call names (builtins first) and freezes the result.
+ */
+export function createSnapshot(
+  id: string,
+  bindings: readonly ToolBinding[],
+  exitPolicy: ExitPolicy,
+  taskReturn?: ToolBinding,
+): Result<ToolSnapshot, HearthError> {
+  let bound = [...bindings];
+  if (exitPolicy === 'task_return_required') {
+    bound = bound.filter((b) => !EXCLUDED_FOR_CHILDREN.has(b.tool.toolId));
+    if (taskReturn) bound.push(taskReturn);
   }
-  const specs = inScope.map((tool) => ({
-    name: tool.callName,
-    description: tool.description,
-    parameters: z.toJSONSchema(tool.parameters) as JsonObject,
-  }));
-  return { specs, byCallName };
+  const names = allocateCallNames(
+    bound.map(({ tool }): CallNameEntry =>
+      tool.source === 'mcp'
+        ? { toolId: tool.toolId, source: 'mcp', name: tool.nativeName, serverName: tool.serverName ?? '' }
+        : { toolId: tool.toolId, source: tool.source, name: tool.nativeName },
+    ),
+  );
+  if (!names.ok) return names;
+  const snapshotBindings = bound.map((b) => ({ ...b, callName: names.value.get(b.tool.toolId)! }));
+  const byCallName = new Map(snapshotBindings.map((b) => [b.callName, b] as const));
+  const byToolId = new Map(snapshotBindings.map((b) => [b.tool.toolId, b] as const));
+  if (byToolId.size !== snapshotBindings.length) {
+    return err({ code: 'tool.snapshot_duplicate_id', message: 'A tool is bound twice in one snapshot.' });
+  }
+  return ok(
+    Object.freeze({
+      id,
+      exitPolicy,
+      bindings: Object.freeze(snapshotBindings),
+      byCallName,
+      byToolId,
+      specs: snapshotBindings.map((b) => ({
+        name: b.callName,
+        description: b.description,
+        parameters: b.parameters,
+      })),
+    }),
+  );
 }
 
-export const callNames = (snapshot: ToolSnapshot): string[] => [...snapshot.byCallName.keys()];
+export const callNames = (snapshot: ToolSnapshot): string[] => snapshot.bindings.map((b) => b.callName);

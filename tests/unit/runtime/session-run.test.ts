@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '$lib/domain/events';
 import { HearthFailure } from '$lib/domain/errors';
+import { builtinToolId } from '$lib/domain/tool-id';
 import type { RunUpdate } from '$lib/domain/run-update';
 import { parseWorkspacePath } from '$lib/domain/workspace-path';
 import { SessionService, sessionWorkspaceKey } from '$lib/runtime/sessions';
@@ -131,6 +132,27 @@ describe('a Session run', () => {
     expect(failed?.payload).toMatchObject({ errorCode: 'tool.unknown_tool', toolId: null });
     expect((failed?.payload as { message: string }).message).toContain('`workspace_read_file`');
     expect(types(updates).at(-1)).toBe('run_completed');
+  });
+
+  it('hides a denied tool: calling it is tool.unknown_tool, and it is not offered', async () => {
+    const model = scriptedGateway([
+      { toolCalls: [{ callId: 'd1', name: 'workspace_write_file', arguments: '{"path":"work/a","content":"x"}' }] },
+      { text: 'ok' },
+    ]);
+    const h = runtimeHarness(model.gateway, {
+      sessionToolPolicy: {
+        allow: [builtinToolId('workspace.read_file'), builtinToolId('workspace.write_file')],
+        deny: [builtinToolId('workspace.write_file')],
+        toolDescriptions: {},
+      },
+    });
+    const session = await h.service.create();
+    await collect(h.service.send(session.id, 'go'));
+    expect(model.requests[0]!.tools.map((t) => t.name)).toEqual(['workspace_read_file']);
+    const result = model.requests[1]!.messages.at(-1)!.parts[0] as { content: string; isError: boolean };
+    expect(result).toMatchObject({ isError: true });
+    expect(result.content).toContain('There is no tool named `workspace_write_file`');
+    expect(await readText(h, session.id, 'work/a')).toBeNull();
   });
 
   it('rejects unknown keys naming the accepted parameters', async () => {

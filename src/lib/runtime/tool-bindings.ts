@@ -1,0 +1,80 @@
+import type { JsonObject } from '$lib/domain/json';
+import { isJsonObject } from '$lib/domain/json';
+import type { ToolId } from '$lib/domain/tool-id';
+import type { ToolScope } from '$lib/domain/tool-scope';
+import type { CatalogTool } from './tool-catalog';
+
+/** The tool part of a profile (runtime.md §3.2): what an invocation may call. */
+export interface ToolPolicy {
+  allow: readonly ToolId[];
+  deny: readonly ToolId[];
+  toolDescriptions: Readonly<Record<string, { description?: string; properties?: Record<string, string> }>>;
+}
+
+/** A tool bound for one invocation: the catalog entry with the profile's wording applied. */
+export interface ToolBinding {
+  tool: CatalogTool;
+  description: string;
+  parameters: JsonObject;
+}
+
+export interface BindingDiagnostic {
+  toolId: ToolId;
+  code: 'tool.not_in_scope' | 'tool.unavailable';
+  message: string;
+}
+
+/**
+ * Bindings (tools.md §4.1): each id of `allow` in order, unless denied (deny wins), present in
+ * the catalog and available in the scope. Absent external tools are skipped with a diagnostic;
+ * their selection stays in the profile.
+ */
+export function prepareBindings(
+  catalog: readonly CatalogTool[],
+  policy: ToolPolicy,
+  scope: ToolScope,
+): { bindings: ToolBinding[]; diagnostics: BindingDiagnostic[] } {
+  const byId = new Map(catalog.map((t) => [t.toolId, t] as const));
+  const denied = new Set(policy.deny);
+  const bindings: ToolBinding[] = [];
+  const diagnostics: BindingDiagnostic[] = [];
+  for (const toolId of new Set(policy.allow)) {
+    if (denied.has(toolId)) continue;
+    const tool = byId.get(toolId);
+    if (!tool) {
+      diagnostics.push({ toolId, code: 'tool.unavailable', message: `${toolId} is not available now.` });
+      continue;
+    }
+    if (!tool.scopes.includes(scope)) {
+      diagnostics.push({
+        toolId,
+        code: 'tool.not_in_scope',
+        message: `${toolId} is not available in ${scope}s.`,
+      });
+      continue;
+    }
+    const override = Object.hasOwn(policy.toolDescriptions, toolId)
+      ? policy.toolDescriptions[toolId]
+      : undefined;
+    bindings.push({
+      tool,
+      description: override?.description?.trim() || tool.description,
+      parameters: withPropertyDescriptions(tool.parameters, override?.properties ?? {}),
+    });
+  }
+  return { bindings, diagnostics };
+}
+
+/** A copy of the schema with profile texts for named top-level properties; the canonical one is untouched. */
+function withPropertyDescriptions(schema: JsonObject, texts: Record<string, string>): JsonObject {
+  const entries = Object.entries(texts).filter(([, t]) => t.trim());
+  if (entries.length === 0) return schema;
+  const copy = structuredClone(schema);
+  const properties = copy.properties;
+  if (!isJsonObject(properties)) return copy;
+  for (const [name, text] of entries) {
+    const prop = Object.hasOwn(properties, name) ? properties[name] : undefined;
+    if (isJsonObject(prop)) prop.description = text.trim();
+  }
+  return copy;
+}
