@@ -8,6 +8,15 @@ import {
   test,
 } from './fixtures';
 
+/** Every session-scope builtin, in ToolId order. */
+const SESSION_TOOLS = [
+  'workspace_apply_patch',
+  'workspace_list_files',
+  'workspace_read_file',
+  'workspace_search_files',
+  'workspace_write_file',
+];
+
 test('a first conversation with the Demo provider writes work/haiku.md', async ({ page }) => {
   await page.goto('./');
   const streamed = await recordStreamedText(page);
@@ -53,7 +62,7 @@ test('a real two-round tool loop against an OpenAI-compatible server', async ({ 
   expect(chats[0]!.headers.authorization).toBe('Bearer sk-test-key');
   const first = chats[0]!.body as { model: string; stream: boolean; tools: { function: { name: string } }[] };
   expect(first).toMatchObject({ model: 'scripted-model', stream: true });
-  expect(first.tools.map((t) => t.function.name)).toEqual(['workspace_read_file', 'workspace_write_file']);
+  expect(first.tools.map((t) => t.function.name)).toEqual(SESSION_TOOLS);
   const second = chats[1]!.body as { messages: Record<string, unknown>[] };
   const [assistant, tool] = second.messages.slice(-2);
   expect(assistant).toMatchObject({

@@ -37,6 +37,14 @@ export class HearthClient {
   readonly workspace = {
     list: (sessionId: string, dir?: string) => this.#rpc.call('workspace.list', { sessionId, dir }),
     read: (sessionId: string, path: string) => this.#rpc.call('workspace.read', { sessionId, path }),
+    upload: (sessionId: string, dir: string, files: { name: string; bytes: Uint8Array }[]) =>
+      this.#rpc.call(
+        'workspace.upload',
+        { sessionId, dir, files },
+        { transfer: files.map((f) => f.bytes.buffer as ArrayBuffer) },
+      ),
+    /** Zips the visible files: progress items, then one `done` with the archive. */
+    export: (sessionId: string) => this.#rpc.stream('workspace.export', { sessionId }),
   };
 
   readonly connections = {

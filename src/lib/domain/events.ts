@@ -85,6 +85,19 @@ export interface RunEventPayloads {
     words: number;
     sha256: string;
   };
+  workspace_patch_applied: {
+    invocationId: string;
+    path: string;
+    chars: number;
+    words: number;
+    oldSha256: string;
+    sha256: string;
+    replacements: number;
+  };
+  checkpoint_created: {
+    checkpointId: string;
+    reason: 'tool_workspace_write' | 'tool_workspace_patch' | 'direct_output_capture' | 'chat_commit';
+  };
   run_cancel_requested: null;
   run_cancelled: { message?: string };
   run_completed: null;

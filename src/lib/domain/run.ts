@@ -13,6 +13,7 @@ export type RunStatus =
   | 'assembling_context'
   | 'calling_model'
   | 'dispatching_tool'
+  | 'applying_workspace_patch'
   | 'creating_checkpoint'
   | 'finishing'
   | 'cancelling'

@@ -1,4 +1,4 @@
-import type { NewRunEvent } from '$lib/domain/events';
+import type { NewRunEvent, RunEvent } from '$lib/domain/events';
 import type { RunRecord, RunStatus } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
 import type { Clock } from '$lib/ports/clock';
@@ -28,9 +28,11 @@ export class RunRecorder {
     return this.#run;
   }
 
-  async emit(...events: NewRunEvent[]): Promise<void> {
+  /** Appends events to the journal, then publishes them; returns them with their seq. */
+  async emit(...events: NewRunEvent[]): Promise<RunEvent[]> {
     const stored = await this.deps.journal.append(this.#run.id, events);
     for (const event of stored) this.deps.publish({ type: 'event', event });
+    return stored;
   }
 
   async update(patch: Partial<Omit<RunRecord, 'id' | 'status'>>): Promise<void> {

@@ -7,7 +7,7 @@ import { builtinToolId, type ToolId } from '$lib/domain/tool-id';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
 import type { AgentToolResult } from '$lib/domain/tool-result';
 import type { Workspace } from '$lib/ports/workspace';
-import { failure, type ToolContext, type ToolOutcome } from '$lib/tools/tool';
+import { failure, type ToolContext, type ToolEffect, type ToolOutcome } from '$lib/tools/tool';
 import { validateToolInput } from '$lib/tools/validate';
 import { callStem, type AuditPaths } from './audit-paths';
 import type { ModelToolCall } from './model-turn';
@@ -37,7 +37,16 @@ export interface DispatchDeps {
   external?: Partial<Record<'mcp' | 'extension', ExternalToolExecutor>>;
   /** The profile's `tools.externalResultInlineCharLimit`. */
   inlineCharLimit?: number;
+  /** Copies changed files into a new checkpoint; throws on failure (a system failure). */
+  checkpoint?: (
+    reason: CheckpointReason,
+    paths: string[],
+    eventSeq: number,
+  ) => Promise<{ checkpointId: string }>;
 }
+
+export type CheckpointReason =
+  'tool_workspace_write' | 'tool_workspace_patch' | 'direct_output_capture' | 'chat_commit';
 
 const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value, null, 2));
 
@@ -210,14 +219,36 @@ async function run(
         : { code: 'agent.internal_error', message: e instanceof Error ? e.message : String(e) },
     );
   }
-  for (const effect of outcome.effects) {
-    await deps.recorder.emit({
-      type: 'workspace_file_written',
-      payload: { invocationId: ids.invocationId, ...effect },
-    });
-  }
+  for (const effect of outcome.effects) await recordEffect(effect, deps);
   return outcome;
 }
+
+/**
+ * A file change: journaled (intent, then the checkpoint that keeps a copy of the new content)
+ * before the next call runs (tools.md §12.7).
+ */
+async function recordEffect(effect: ToolEffect, deps: DispatchDeps): Promise<void> {
+  const { recorder, invocationId } = deps;
+  const { type: _type, ...fields } = effect;
+  const [event] =
+    effect.type === 'file-written'
+      ? await recorder.emit({
+          type: 'workspace_file_written',
+          payload: { invocationId, ...(fields as WrittenFields) },
+        })
+      : await recorder.emit({
+          type: 'workspace_patch_applied',
+          payload: { invocationId, ...(fields as PatchedFields) },
+        });
+  if (!deps.checkpoint) return;
+  const reason = effect.type === 'file-written' ? 'tool_workspace_write' : 'tool_workspace_patch';
+  await recorder.setStatus('creating_checkpoint');
+  const { checkpointId } = await deps.checkpoint(reason, [effect.path], event!.seq);
+  await recorder.emit({ type: 'checkpoint_created', payload: { checkpointId, reason } });
+}
+
+type WrittenFields = Omit<Extract<ToolEffect, { type: 'file-written' }>, 'type'>;
+type PatchedFields = Omit<Extract<ToolEffect, { type: 'file-patched' }>, 'type'>;
 
 /** Journals a system failure of this call at error level and returns it to be thrown. */
 async function failSystem(deps: DispatchDeps, ids: CallIds, error: HearthError): Promise<HearthFailure> {

@@ -1,6 +1,7 @@
 import { createRuntimeContext, type RuntimeOptions } from './context';
 import { connectionHandlers } from './handlers/connections';
 import { sessionHandlers } from './handlers/sessions';
+import { workspaceHandlers } from './handlers/workspace';
 import type { HearthMethods, HearthStreams } from './protocol';
 import type { Handlers } from './rpc';
 
@@ -13,7 +14,7 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
   void ctx.sessions.recoverInterrupted().catch((e) => console.error('Could not recover interrupted runs', e));
 
   // One entry per area; each area declares its methods in protocol.ts.
-  const areas = [sessionHandlers(ctx), connectionHandlers(ctx)];
+  const areas = [sessionHandlers(ctx), workspaceHandlers(ctx), connectionHandlers(ctx)];
   return {
     methods: Object.assign({}, ...areas.map((a) => a.methods)),
     streams: Object.assign({}, ...areas.map((a) => a.streams)),

@@ -27,7 +27,7 @@ export interface StorageEstimate {
   persisted: boolean;
 }
 
-/** Sessions, their runs and their workspace files. */
+/** Sessions and their runs. */
 export type SessionMethods = {
   'sessions.list': (p: void) => SessionSummary[];
   'sessions.create': (p: { title?: string; connectionId?: string }) => SessionRecord;
@@ -40,8 +40,27 @@ export type SessionMethods = {
   'sessions.delete': (p: { sessionId: string }) => void;
   'runs.cancel': (p: { runId: RunId }) => void;
   'runs.events': (p: { runId: RunId; afterSeq?: number; beforeSeq?: number; limit?: number }) => RunEvent[];
+};
+
+/** A session's workspace files (visible roots only). */
+export type WorkspaceMethods = {
   'workspace.list': (p: { sessionId: string; dir?: string }) => WorkspaceItem[];
   'workspace.read': (p: { sessionId: string; path: string }) => WorkspaceFile;
+  /** Adds files under `dir` (a writable root); a taken name gets ` (2)`. Returns the paths written. */
+  'workspace.upload': (p: {
+    sessionId: string;
+    dir: string;
+    files: { name: string; bytes: Uint8Array }[];
+  }) => string[];
+};
+
+export type WorkspaceExportUpdate =
+  | { type: 'progress'; files: number; totalFiles: number; bytes: number; totalBytes: number }
+  | { type: 'done'; fileName: string; bytes: Uint8Array };
+
+export type WorkspaceStreams = {
+  /** Zips every visible file, reporting progress as it reads. */
+  'workspace.export': (p: { sessionId: string }) => WorkspaceExportUpdate;
 };
 
 export type SessionStreams = {
@@ -62,7 +81,7 @@ export type ConnectionMethods = {
 };
 
 /** Requests the page may make of the runtime worker: the union of every area above. */
-export type HearthMethods = SessionMethods & ConnectionMethods;
+export type HearthMethods = SessionMethods & WorkspaceMethods & ConnectionMethods;
 
 /** Streams: items arrive until the stream ends; leaving early detaches. */
-export type HearthStreams = SessionStreams;
+export type HearthStreams = SessionStreams & WorkspaceStreams;

@@ -8,6 +8,15 @@ import { SessionService, sessionWorkspaceKey } from '$lib/runtime/sessions';
 import { collect, runtimeHarness } from '../../support/runtime-harness';
 import { scriptedGateway } from '../../support/scripted-gateway';
 
+/** Every session-scope builtin, in ToolId order. */
+const SESSION_TOOLS = [
+  'workspace_apply_patch',
+  'workspace_list_files',
+  'workspace_read_file',
+  'workspace_search_files',
+  'workspace_write_file',
+];
+
 const events = (updates: RunUpdate[]) =>
   updates.flatMap((u) => (u.type === 'event' ? [u.event] : [])) as RunEvent[];
 const types = (updates: RunUpdate[]) => events(updates).map((e) => e.type);
@@ -82,7 +91,7 @@ describe('a Session run', () => {
       ]),
     });
     expect(tail[1]!.parts[0]).toMatchObject({ type: 'tool-result', callId: 'call_A', isError: false });
-    expect(second.tools.map((t) => t.name)).toEqual(['workspace_read_file', 'workspace_write_file']);
+    expect(second.tools.map((t) => t.name)).toEqual(SESSION_TOOLS);
 
     expect(await readText(h, session.id, 'work/a.md')).toBe('hello');
     const stored = await h.service.get(session.id);

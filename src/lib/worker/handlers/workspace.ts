@@ -1,0 +1,118 @@
+import { zipSync, type Zippable } from 'fflate';
+import { hearthError, HearthFailure, type HearthError } from '$lib/domain/errors';
+import type { Result } from '$lib/domain/result';
+import { sha256Hex } from '$lib/domain/hash';
+import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
+import { isVisible, isWritable, sessionRoots } from '$lib/domain/workspace-roots';
+import type { Workspace } from '$lib/ports/workspace';
+import type { RuntimeContext } from '../context';
+import type { WorkspaceExportUpdate, WorkspaceItem, WorkspaceMethods, WorkspaceStreams } from '../protocol';
+import { Transfer, type Handlers } from '../rpc';
+
+/** A session's workspace as the person sees it: the visible roots only, never runtime storage. */
+export function workspaceHandlers(ctx: RuntimeContext): Handlers<WorkspaceMethods, WorkspaceStreams> {
+  const roots = sessionRoots();
+  const open = (sessionId: string) => ctx.sessions.workspace(sessionId);
+  const parse = (raw: string) => {
+    const parsed = parseWorkspacePath(raw);
+    if (!parsed.ok) throw new HearthFailure(parsed.error);
+    return parsed.value;
+  };
+  const visiblePath = (raw: string) => {
+    const path = parse(raw);
+    if (!isVisible(roots, path)) {
+      throw new HearthFailure(
+        hearthError('workspace.path_not_visible', `${raw} is not a visible workspace path.`),
+      );
+    }
+    return path;
+  };
+  const unwrap = <T>(r: Result<T, HearthError>): T => {
+    if (!r.ok) throw new HearthFailure(r.error);
+    return r.value;
+  };
+
+  async function list(workspace: Workspace, dir?: WorkspacePath): Promise<WorkspaceItem[]> {
+    const items: WorkspaceItem[] = [];
+    for (const entry of unwrap(await workspace.list(dir))) {
+      if (!dir && !isVisible(roots, entry.path)) continue;
+      const stat = entry.kind === 'file' ? unwrap(await workspace.stat(entry.path)) : null;
+      items.push({ path: entry.path, kind: entry.kind, size: stat?.size ?? 0 });
+    }
+    return items;
+  }
+
+  /** Every visible file, depth first, in path order. */
+  async function allFiles(workspace: Workspace): Promise<WorkspaceItem[]> {
+    const files: WorkspaceItem[] = [];
+    const walk = async (dir?: WorkspacePath) => {
+      for (const item of await list(workspace, dir)) {
+        if (item.kind === 'file') files.push(item);
+        else await walk(item.path as WorkspacePath);
+      }
+    };
+    await walk();
+    return files;
+  }
+
+  /** `name`, or `name (2)`, `name (3)`… so an upload never overwrites a file. */
+  async function freePath(workspace: Workspace, dir: string, name: string): Promise<WorkspacePath> {
+    const dot = name.lastIndexOf('.');
+    const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+    for (let n = 1; ; n++) {
+      const candidate = parse(`${dir}/${n === 1 ? name : `${stem} (${n})${ext}`}`);
+      if (unwrap(await workspace.stat(candidate)) === null) return candidate;
+    }
+  }
+
+  return {
+    methods: {
+      async 'workspace.list'({ sessionId, dir }) {
+        return list(await open(sessionId), dir ? visiblePath(dir) : undefined);
+      },
+
+      async 'workspace.read'({ sessionId, path }) {
+        const workspace = await open(sessionId);
+        const bytes = unwrap(await workspace.read(visiblePath(path)));
+        return new Transfer({ path, bytes, sha256: await sha256Hex(bytes) }, [bytes.buffer as ArrayBuffer]);
+      },
+
+      async 'workspace.upload'({ sessionId, dir, files }) {
+        const workspace = await open(sessionId);
+        const target = parse(dir);
+        if (!isWritable(roots, parse(`${target}/x`))) {
+          throw new HearthFailure(
+            hearthError(
+              'workspace.path_not_writable',
+              `Files can only be added under ${roots.writable.join('/, ')}/.`,
+            ),
+          );
+        }
+        const written: string[] = [];
+        for (const file of files) {
+          const name = file.name.replaceAll(/[\\/]/g, '_');
+          const path = await freePath(workspace, target, name);
+          unwrap(await workspace.write(path, file.bytes, { kind: 'absent' }));
+          written.push(path);
+        }
+        return written;
+      },
+    },
+    streams: {
+      async *'workspace.export'({ sessionId }): AsyncIterable<WorkspaceExportUpdate> {
+        const workspace = await open(sessionId);
+        const files = await allFiles(workspace);
+        const totalBytes = files.reduce((n, f) => n + f.size, 0);
+        const tree: Zippable = {};
+        let doneBytes = 0;
+        for (const [i, file] of files.entries()) {
+          tree[file.path] = unwrap(await workspace.read(file.path as WorkspacePath));
+          doneBytes += file.size;
+          yield { type: 'progress', files: i + 1, totalFiles: files.length, bytes: doneBytes, totalBytes };
+        }
+        const zip = zipSync(tree, { level: 6 });
+        yield { type: 'done', fileName: `hearth-${sessionId}.zip`, bytes: zip };
+      },
+    },
+  };
+}
