@@ -52,8 +52,25 @@ export class HearthClient {
     save: (draft: ConnectionDraft) => this.#rpc.call('connections.save', draft),
     delete: (id: string) => this.#rpc.call('connections.delete', { id }),
     setDefault: (id: string) => this.#rpc.call('connections.setDefault', { id }),
+    models: (draft: ConnectionDraft, signal?: AbortSignal) =>
+      this.#rpc.call('connections.models', { draft }, { signal }),
     test: (draft: ConnectionDraft, signal?: AbortSignal) =>
       this.#rpc.call('connections.test', { draft }, { signal }),
+  };
+
+  /** Agent profiles (runtime.md §3). Documents of schema 1-5 are accepted and saved at schema 5. */
+  readonly profiles = {
+    list: () => this.#rpc.call('profiles.list', undefined),
+    get: (id: string) => this.#rpc.call('profiles.get', { id }),
+    create: (displayName: string) => this.#rpc.call('profiles.create', { displayName }),
+    /** `replaces`: the id the profile was loaded as (a different id renames it). */
+    save: (profile: unknown, replaces?: string) => this.#rpc.call('profiles.save', { profile, replaces }),
+    copy: (id: string) => this.#rpc.call('profiles.copy', { id }),
+    delete: (id: string) => this.#rpc.call('profiles.delete', { id }),
+    import: (text: string) => this.#rpc.call('profiles.import', { text }),
+    export: (ids: string[]) => this.#rpc.call('profiles.export', { ids }),
+    validate: (text: string, original?: string, signal?: AbortSignal) =>
+      this.#rpc.call('profiles.validate', { text, original }, { signal }),
   };
 
   readonly storage = {

@@ -1,6 +1,14 @@
 import { z } from 'zod';
+import { PRESET_IDS, PROVIDER_PRESETS, type PresetId } from './provider-presets';
 
 export const DEMO_CONNECTION_ID = 'demo';
+
+const capabilitiesSchema = z.strictObject({
+  tools: z.boolean(),
+  images: z.boolean(),
+  reasoning: z.boolean(),
+});
+const httpUrl = (error: string) => z.url({ protocol: /^https?$/, error });
 
 /** A model connection. API keys stay on this device (D18): never exported, logged or journaled. */
 export const connectionSchema = z.discriminatedUnion('kind', [
@@ -11,27 +19,28 @@ export const connectionSchema = z.discriminatedUnion('kind', [
     model: z.string(),
   }),
   z.strictObject({
-    kind: z.literal('openai-compatible'),
+    kind: z.literal('remote'),
     id: z.string().regex(/^[a-z0-9_-]{1,128}$/),
     displayName: z.string().trim().min(1, 'Give the connection a name.'),
-    baseUrl: z.url({
-      protocol: /^https?$/,
-      error: 'Enter an http(s) URL such as https://api.openai.com/v1.',
-    }),
+    preset: z.enum(PRESET_IDS as [PresetId, ...PresetId[]]),
+    wire: z.enum(['openai-chat', 'anthropic', 'gemini']),
+    baseUrl: httpUrl('Enter an http(s) base URL such as https://api.openai.com/v1.'),
     apiKey: z.string(),
     model: z.string().trim().min(1, 'Enter a model name.'),
+    /** A CORS relay (D17): requests go to `<relayUrl>/<provider URL>`; empty for none. */
+    relayUrl: z.union([z.literal(''), httpUrl('Enter the relay as an http(s) URL, or leave it empty.')]),
+    capabilities: capabilitiesSchema,
   }),
 ]);
 
 export type Connection = z.infer<typeof connectionSchema>;
+export type RemoteConnection = Extract<Connection, { kind: 'remote' }>;
+
 /** What the connection form sends: no id for a new connection; no apiKey keeps the stored key. */
-export interface ConnectionDraft {
+export type ConnectionDraft = Omit<RemoteConnection, 'kind' | 'id' | 'apiKey'> & {
   id?: string;
-  displayName: string;
-  baseUrl: string;
   apiKey?: string;
-  model: string;
-}
+};
 
 export const DEMO_CONNECTION: Connection = {
   kind: 'demo',
@@ -39,6 +48,39 @@ export const DEMO_CONNECTION: Connection = {
   displayName: 'Demo: scripted responses, not an AI',
   model: 'demo-script',
 };
+
+/** A new draft from a preset: its base URL, wire format and capability defaults. */
+export function draftFromPreset(preset: PresetId): ConnectionDraft {
+  const p = PROVIDER_PRESETS[preset];
+  return {
+    displayName: p.label,
+    preset,
+    wire: p.wire,
+    baseUrl: p.baseUrl,
+    apiKey: '',
+    model: '',
+    relayUrl: '',
+    capabilities: { ...p.capabilities },
+  };
+}
+
+/**
+ * Rows stored by older versions become current connections (the one decoding point for
+ * stored connections): version 1 saved OpenAI-compatible endpoints as `openai-compatible`.
+ */
+export function upgradeConnection(row: unknown): unknown {
+  if (typeof row !== 'object' || row === null || (row as { kind?: unknown }).kind !== 'openai-compatible')
+    return row;
+  const { kind: _kind, ...rest } = row as Record<string, unknown>;
+  return {
+    ...rest,
+    kind: 'remote',
+    preset: 'custom',
+    wire: 'openai-chat',
+    relayUrl: '',
+    capabilities: { ...PROVIDER_PRESETS.custom.capabilities },
+  };
+}
 
 /** What leaves the worker for display: the key is masked. */
 export const redactConnection = (c: Connection): Connection =>

@@ -1,5 +1,6 @@
 import { createRuntimeContext, type RuntimeOptions } from './context';
 import { connectionHandlers } from './handlers/connections';
+import { profileHandlers } from './handlers/profiles';
 import { sessionHandlers } from './handlers/sessions';
 import { workspaceHandlers } from './handlers/workspace';
 import type { HearthMethods, HearthStreams } from './protocol';
@@ -14,7 +15,7 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
   void ctx.sessions.recoverInterrupted().catch((e) => console.error('Could not recover interrupted runs', e));
 
   // One entry per area; each area declares its methods in protocol.ts.
-  const areas = [sessionHandlers(ctx), workspaceHandlers(ctx), connectionHandlers(ctx)];
+  const areas = [sessionHandlers(ctx), workspaceHandlers(ctx), connectionHandlers(ctx), profileHandlers(ctx)];
   return {
     methods: Object.assign({}, ...areas.map((a) => a.methods)),
     streams: Object.assign({}, ...areas.map((a) => a.streams)),

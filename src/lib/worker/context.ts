@@ -7,7 +7,10 @@ import {
   DexieSettingsStore,
 } from '$lib/adapters/db/stores';
 import { demoGateway } from '$lib/adapters/llm/demo/gateway';
+import { anthropicGateway } from '$lib/adapters/llm/anthropic/gateway';
+import { geminiGateway } from '$lib/adapters/llm/gemini/gateway';
 import { openAiChatGateway } from '$lib/adapters/llm/openai-chat/gateway';
+import { relayFetch } from '$lib/adapters/llm/relay';
 import { randomIds, systemClock } from '$lib/adapters/system/clock';
 import { sleep } from '$lib/adapters/system/sleep';
 import type { Connection } from '$lib/domain/connection';
@@ -53,10 +56,22 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     settings: new DexieSettingsStore(db),
   };
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
-  const gatewayFor = (c: Connection): ModelGateway =>
-    c.kind === 'demo'
-      ? demoGateway({ delayMs: options.demoDelayMs })
-      : openAiChatGateway({ baseUrl: c.baseUrl, apiKey: c.apiKey, fetch: doFetch });
+  const gatewayFor = (c: Connection): ModelGateway => {
+    if (c.kind === 'demo') return demoGateway({ delayMs: options.demoDelayMs });
+    const http = {
+      baseUrl: c.baseUrl,
+      apiKey: c.apiKey,
+      fetch: c.relayUrl ? relayFetch(c.relayUrl, doFetch) : doFetch,
+    };
+    switch (c.wire) {
+      case 'openai-chat':
+        return openAiChatGateway(http);
+      case 'anthropic':
+        return anthropicGateway(http);
+      case 'gemini':
+        return geminiGateway(http);
+    }
+  };
   const sessions = new SessionService({
     ...stores,
     workspaces: options.workspaces,

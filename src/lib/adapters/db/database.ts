@@ -1,5 +1,5 @@
 import Dexie, { type EntityTable } from 'dexie';
-import type { Connection } from '$lib/domain/connection';
+import { upgradeConnection, type Connection } from '$lib/domain/connection';
 import type { RunEvent } from '$lib/domain/events';
 import type { RunRecord } from '$lib/domain/run';
 import type { SessionMessage, SessionRecord } from '$lib/domain/session';
@@ -40,5 +40,16 @@ export function openHearthDatabase(name = 'hearth'): HearthDatabase {
     profiles: 'id',
     settings: 'key',
   });
+  // Version 2: connections name their wire format and preset (remote connections).
+  db.version(2)
+    .stores({})
+    .upgrade((tx) =>
+      tx
+        .table('connections')
+        .toCollection()
+        .modify((row, ref) => {
+          ref.value = upgradeConnection(row) as Connection;
+        }),
+    );
   return db;
 }

@@ -1,4 +1,6 @@
-import { testConnection } from '$lib/adapters/llm/openai-chat/probe';
+import { listModels } from '$lib/adapters/llm/model-list';
+import { hintFor, probeRequest, testConnection } from '$lib/adapters/llm/openai-chat/probe';
+import { relayFetch } from '$lib/adapters/llm/relay';
 import { randomIds } from '$lib/adapters/system/clock';
 import {
   connectionSchema,
@@ -7,7 +9,7 @@ import {
   type Connection,
   type ConnectionDraft,
 } from '$lib/domain/connection';
-import { hearthError, HearthFailure } from '$lib/domain/errors';
+import { hearthError, HearthFailure, type HearthError } from '$lib/domain/errors';
 import { DEFAULT_CONNECTION_KEY } from '$lib/runtime/sessions';
 import type { RuntimeContext } from '../context';
 import type { ConnectionMethods, ConnectionTestResult } from '../protocol';
@@ -24,11 +26,20 @@ export function connectionHandlers(ctx: RuntimeContext): Handlers<ConnectionMeth
     return c;
   };
 
+  /** A draft without a key keeps using the stored connection's key. */
+  const keyFor = async (draft: ConnectionDraft) => {
+    if (draft.apiKey !== undefined) return draft.apiKey;
+    const stored = draft.id ? await storedConnection(draft.id) : undefined;
+    return stored?.kind === 'remote' ? stored.apiKey : undefined;
+  };
+  const fetchFor = (draft: ConnectionDraft) =>
+    draft.relayUrl ? relayFetch(draft.relayUrl, ctx.fetch) : ctx.fetch;
+
   async function saveConnection(draft: ConnectionDraft): Promise<Connection> {
     const existing = draft.id ? await storedConnection(draft.id) : undefined;
     const id = draft.id ?? `${slug(draft.displayName)}-${randomIds.runId().slice(-6)}`;
-    const apiKey = draft.apiKey ?? (existing?.kind === 'openai-compatible' ? existing.apiKey : '');
-    const parsed = connectionSchema.safeParse({ ...draft, id, apiKey, kind: 'openai-compatible' });
+    const apiKey = draft.apiKey ?? (existing?.kind === 'remote' ? existing.apiKey : '');
+    const parsed = connectionSchema.safeParse({ ...draft, id, apiKey, kind: 'remote' });
     if (!parsed.success) {
       throw new HearthFailure(
         hearthError('connection.invalid', parsed.error.issues.map((i) => i.message).join(' ')),
@@ -58,17 +69,38 @@ export function connectionHandlers(ctx: RuntimeContext): Handlers<ConnectionMeth
         await settings.set(DEFAULT_CONNECTION_KEY, id);
       },
       async 'connections.test'({ draft }, signal): Promise<ConnectionTestResult> {
-        const stored = draft.id ? await storedConnection(draft.id) : undefined;
-        if (stored?.kind === 'demo')
-          return { ok: true, reply: 'The Demo provider is built in and always available.' };
-        const apiKey = draft.apiKey ?? stored?.apiKey;
-        return testConnection({
+        const apiKey = await keyFor(draft);
+        const http = { baseUrl: draft.baseUrl, apiKey, fetch: fetchFor(draft), signal };
+        if (draft.wire === 'openai-chat') return testConnection({ ...http, model: draft.model });
+        const gateway = ctx.gatewayFor({
+          ...draft,
+          kind: 'remote',
+          id: draft.id ?? 'draft',
+          apiKey: apiKey ?? '',
+        });
+        const models = await listModels({ ...http, wire: draft.wire });
+        const fail = (error: HearthError): ConnectionTestResult => ({
+          ok: false,
+          error,
+          hint: hintFor(error, { ...draft, models: models.ok ? models.value : undefined }),
+        });
+        let reply = '';
+        for await (const part of gateway.stream(probeRequest(draft.model), signal)) {
+          if (part.type === 'text-delta') reply += part.delta;
+          if (part.type === 'error') return fail(part.error);
+        }
+        return { ok: true, reply: reply.trim(), ...(models.ok ? { models: models.value } : {}) };
+      },
+      async 'connections.models'({ draft }, signal) {
+        const models = await listModels({
+          wire: draft.wire,
           baseUrl: draft.baseUrl,
-          apiKey,
-          model: draft.model,
-          fetch: ctx.fetch,
+          apiKey: await keyFor(draft),
+          fetch: fetchFor(draft),
           signal,
         });
+        if (!models.ok) throw new HearthFailure(models.error);
+        return models.value;
       },
       async 'storage.estimate'() {
         const storage = ctx.options.storage;
