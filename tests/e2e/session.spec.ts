@@ -177,3 +177,19 @@ test('Test connection reports success, and explains a refused key', async ({ pag
   await page.getByRole('button', { name: 'Test connection' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Connected' })).toContainText('ok');
 });
+
+test('the run view shows every round, tool call, arguments, result and changed file', async ({ page }) => {
+  await startSession(page, 'write a haiku about embers');
+  await expectReply(page, 'Here is your haiku');
+  await page.getByRole('link', { name: /3 rounds · .* · details/ }).click();
+  await expect(page.getByRole('heading', { name: 'Round 3' })).toBeVisible();
+  const round1 = page.locator('.round').filter({ has: page.getByRole('heading', { name: 'Round 1' }) });
+  await expect(round1.getByText('workspace_write_file')).toBeVisible();
+  await expect(round1.getByText('work/haiku.md')).toBeVisible();
+  await round1.getByText('Arguments').click();
+  await expect(round1.locator('details', { hasText: 'Arguments' }).locator('pre')).toContainText('"content"');
+  await round1.getByText('Result').click();
+  await expect(round1.locator('details', { hasText: 'Result' }).locator('pre')).toContainText('Wrote');
+  await page.getByLabel('Show').selectOption('files');
+  await expect(page.getByText('workspace_read_file')).toBeHidden();
+});

@@ -30,6 +30,8 @@ export class HearthClient {
   readonly runs = {
     watch: (runId: RunId) => this.#rpc.stream('runs.watch', { runId }),
     cancel: (runId: RunId) => this.#rpc.call('runs.cancel', { runId }),
+    get: (runId: RunId) => this.#rpc.call('runs.get', { runId }),
+    file: (runId: RunId, path: string) => this.#rpc.call('runs.file', { runId, path }),
     events: (runId: RunId, page: { afterSeq?: number; beforeSeq?: number; limit?: number } = {}) =>
       this.#rpc.call('runs.events', { runId, ...page }),
   };

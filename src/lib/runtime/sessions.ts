@@ -9,6 +9,7 @@ import {
   type SessionSummary,
 } from '$lib/domain/session';
 import { sessionRoots } from '$lib/domain/workspace-roots';
+import { parseWorkspacePath } from '$lib/domain/workspace-path';
 import type { Clock, Ids } from '$lib/ports/clock';
 import type { Journal } from '$lib/ports/journal';
 import type { Locks } from '$lib/ports/locks';
@@ -147,6 +148,28 @@ export class SessionService {
         hearthError('agent.session_busy', 'Stop the running reply before deleting this session.'),
       );
     }
+  }
+
+  async run(runId: RunId): Promise<RunRecord> {
+    const run = await this.deps.runs.get(runId);
+    if (!run) throw new HearthFailure(hearthError('agent.not_found', 'This run no longer exists.'));
+    return run;
+  }
+
+  /**
+   * A file a run stored: its own runtime storage (`runs/<runId>/…`) or its tool results
+   * (`tool-results/<runId>/…`) in the session workspace. Nothing else is reachable this way.
+   */
+  async runFile(runId: RunId, raw: string): Promise<Uint8Array> {
+    const run = await this.run(runId);
+    const path = parseWorkspacePath(raw);
+    const own = path.ok && (path.value.startsWith(`runs/${runId}/`) || path.value.startsWith(`tool-results/${runId}/`));
+    if (!path.ok || !own) {
+      throw new HearthFailure(hearthError('workspace.path_not_visible', `${raw} is not a file of this run.`));
+    }
+    const read = await (await this.workspace(run.target.sessionId)).read(path.value);
+    if (!read.ok) throw new HearthFailure(read.error);
+    return read.value;
   }
 
   async workspace(sessionId: string): Promise<Workspace> {

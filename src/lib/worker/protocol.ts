@@ -41,6 +41,9 @@ export type SessionMethods = {
   'sessions.update': (p: { sessionId: string; title?: string; connectionId?: string }) => SessionRecord;
   'sessions.delete': (p: { sessionId: string }) => void;
   'runs.cancel': (p: { runId: RunId }) => void;
+  'runs.get': (p: { runId: RunId }) => RunRecord;
+  /** A file the run stored (model responses, tool arguments and results, checkpoints). */
+  'runs.file': (p: { runId: RunId; path: string }) => WorkspaceFile;
   'runs.events': (p: { runId: RunId; afterSeq?: number; beforeSeq?: number; limit?: number }) => RunEvent[];
 };
 

@@ -1,7 +1,7 @@
 import type { HearthClient } from '$lib/client/hearth';
 import type { HearthError } from '$lib/domain/errors';
-import type { ContentPart } from '$lib/domain/model';
-import { isTerminal, type RunRecord } from '$lib/domain/run';
+import type { ContentPart, Usage } from '$lib/domain/model';
+import { addUsage, isTerminal, type RunRecord } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
 import type { SessionMessage, SessionRecord } from '$lib/domain/session';
 import { describeError } from '../errors';
@@ -37,6 +37,8 @@ export class SessionState {
 
   readonly activeRun = $derived(this.runs.find((r) => !isTerminal(r.status)) ?? null);
   readonly busy = $derived(this.activeRun !== null);
+  /** Token usage summed over every run of the session. */
+  readonly usage = $derived(this.runs.reduce((sum, r) => addUsage(sum, r.usage), {} as Usage));
   readonly results = $derived(
     // Rebuilt whole on every change, never mutated: a plain Map is enough.
     // eslint-disable-next-line svelte/prefer-svelte-reactivity

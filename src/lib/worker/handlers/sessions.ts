@@ -1,6 +1,7 @@
 import type { RuntimeContext } from '../context';
 import type { SessionMethods, SessionStreams } from '../protocol';
-import type { Handlers } from '../rpc';
+import { Transfer, type Handlers } from '../rpc';
+import { sha256Hex } from '$lib/domain/hash';
 
 /** Sessions and their runs. */
 export function sessionHandlers(ctx: RuntimeContext): Handlers<SessionMethods, SessionStreams> {
@@ -14,6 +15,11 @@ export function sessionHandlers(ctx: RuntimeContext): Handlers<SessionMethods, S
       'sessions.update': ({ sessionId, ...patch }) => service.update(sessionId, patch),
       'sessions.delete': (p) => service.delete(p.sessionId),
       'runs.cancel': (p) => service.cancel(p.runId),
+      'runs.get': (p) => service.run(p.runId),
+      async 'runs.file'({ runId, path }) {
+        const bytes = await service.runFile(runId, path);
+        return new Transfer({ path, bytes, sha256: await sha256Hex(bytes) }, [bytes.buffer as ArrayBuffer]);
+      },
       'runs.events': ({ runId, ...page }) => ctx.stores.journal.read(runId, page),
     },
     streams: {

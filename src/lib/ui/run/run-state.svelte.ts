@@ -1,0 +1,58 @@
+import type { HearthClient } from '$lib/client/hearth';
+import type { HearthError } from '$lib/domain/errors';
+import type { RunEvent } from '$lib/domain/events';
+import { isTerminal, type RunId, type RunRecord } from '$lib/domain/run';
+import { describeError } from '../errors';
+import { toRounds } from './timeline';
+
+/** One run's record and journal, followed live while the run works. */
+export class RunState {
+  run = $state<RunRecord | null>(null);
+  events = $state<RunEvent[]>([]);
+  error = $state<HearthError | null>(null);
+  readonly rounds = $derived(toRounds(this.events));
+  readonly terminal = $derived(
+    this.events.find((e) => e.type === 'run_failed' || e.type === 'run_cancelled'),
+  );
+
+  constructor(
+    private readonly client: HearthClient,
+    readonly runId: RunId,
+  ) {}
+
+  async load(): Promise<void> {
+    try {
+      this.run = await this.client.runs.get(this.runId);
+      if (!isTerminal(this.run.status)) return this.#follow();
+      const events: RunEvent[] = [];
+      for (;;) {
+        const page = await this.client.runs.events(this.runId, {
+          afterSeq: events.at(-1)?.seq ?? 0,
+          limit: 500,
+        });
+        events.push(...page);
+        if (page.length < 500) break;
+      }
+      this.events = events;
+    } catch (e) {
+      this.error = describeError(e);
+    }
+  }
+
+  async #follow(): Promise<void> {
+    for await (const u of this.client.runs.watch(this.runId)) {
+      if (u.type === 'event') this.events.push(u.event);
+      if (u.type === 'run') this.run = u.run;
+    }
+  }
+
+  /** A stored JSON file of the run, pretty-printed; or the error that kept it from loading. */
+  async readJson(path: string): Promise<string> {
+    try {
+      const file = await this.client.runs.file(this.runId, path);
+      return JSON.stringify(JSON.parse(new TextDecoder().decode(file.bytes)), null, 2);
+    } catch (e) {
+      return `Could not load ${path}: ${describeError(e).message}`;
+    }
+  }
+}

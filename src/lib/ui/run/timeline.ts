@@ -1,0 +1,90 @@
+import type { RunEvent } from '$lib/domain/events';
+
+export interface CallView {
+  callId: string;
+  callName: string;
+  toolId: string | null;
+  argumentsRef: string;
+  resultRef?: string;
+  outcome?: Extract<RunEvent, { type: 'tool_call_completed' | 'tool_call_failed' }>['payload'];
+}
+
+export interface FileChange {
+  path: string;
+  kind: 'written' | 'patched';
+  chars: number;
+  sha256: string;
+  checkpointId?: string;
+}
+
+export interface RoundView {
+  round: number;
+  responsePath?: string;
+  completed?: Extract<RunEvent, { type: 'model_completed' }>['payload'];
+  attemptsFailed: Extract<RunEvent, { type: 'model_call_attempt_failed' }>['payload'][];
+  calls: CallView[];
+  files: FileChange[];
+  startedAt: string;
+}
+
+/** Groups a run's journal into rounds: the model call, its tool calls and the files they changed. */
+export function toRounds(events: readonly RunEvent[]): RoundView[] {
+  const rounds: RoundView[] = [];
+  const current = () => rounds.at(-1);
+  let lastFile: FileChange | undefined;
+  for (const e of events) {
+    switch (e.type) {
+      case 'model_request_created':
+        rounds.push({
+          round: e.payload.round,
+          attemptsFailed: [],
+          calls: [],
+          files: [],
+          startedAt: e.timestamp,
+        });
+        break;
+      case 'model_call_attempt_failed':
+        current()?.attemptsFailed.push(e.payload);
+        break;
+      case 'model_response_stored':
+        if (current()) current()!.responsePath = e.payload.path;
+        break;
+      case 'model_completed':
+        if (current()) current()!.completed = e.payload;
+        break;
+      case 'tool_call_requested':
+        current()?.calls.push({
+          callId: e.payload.callId,
+          callName: e.payload.callName,
+          toolId: e.payload.toolId,
+          argumentsRef: e.payload.argumentsRef,
+        });
+        break;
+      case 'tool_result_stored': {
+        const call = current()?.calls.find((c) => c.callId === e.payload.callId);
+        if (call) call.resultRef = e.payload.path;
+        break;
+      }
+      case 'tool_call_completed':
+      case 'tool_call_failed': {
+        const call = current()?.calls.find((c) => c.callId === e.payload.callId);
+        if (call) call.outcome = e.payload;
+        break;
+      }
+      case 'workspace_file_written':
+      case 'workspace_patch_applied':
+        lastFile = {
+          path: e.payload.path,
+          kind: e.type === 'workspace_file_written' ? 'written' : 'patched',
+          chars: e.payload.chars,
+          sha256: e.payload.sha256,
+        };
+        current()?.files.push(lastFile);
+        break;
+      case 'checkpoint_created':
+        if (lastFile) lastFile.checkpointId = e.payload.checkpointId;
+        break;
+    }
+  }
+  return rounds;
+}
