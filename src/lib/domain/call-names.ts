@@ -47,7 +47,10 @@ export function checkCallNameBindings(bindings: readonly CallNameBinding[]): Res
       return err(hearthError('tool.snapshot_duplicate_id', `The tool snapshot lists "${toolId}" twice.`));
     if (names.has(callName))
       return err(
-        hearthError('tool.snapshot_duplicate_alias', `Two tools in the snapshot have the call name "${callName}".`),
+        hearthError(
+          'tool.snapshot_duplicate_alias',
+          `Two tools in the snapshot have the call name "${callName}".`,
+        ),
       );
     ids.add(toolId);
     names.add(callName);
@@ -89,17 +92,19 @@ function firstFreeCallName(base: string, used: ReadonlySet<string>): string {
 }
 
 const externalBase = (entry: CallNameEntry): string =>
-  entry.source === 'mcp'
-    ? mcpCallNameBase(entry.serverName, entry.name)
-    : normalizeExternalName(entry.name);
+  entry.source === 'mcp' ? mcpCallNameBase(entry.serverName, entry.name) : normalizeExternalName(entry.name);
 
 /**
  * Allocates every entry's call name: builtins first with their fixed names, then external tools
  * in the given order (the profile's `tools.allow` order), each taking the first free suffix.
  * The same entries in the same order always get the same names. The map follows entry order.
  */
-export function allocateCallNames(entries: readonly CallNameEntry[]): Result<Map<ToolId, string>, HearthError> {
-  const callNames = entries.map((entry) => (entry.source === 'builtin' ? builtinCallName(entry.name) : undefined));
+export function allocateCallNames(
+  entries: readonly CallNameEntry[],
+): Result<Map<ToolId, string>, HearthError> {
+  const callNames = entries.map((entry) =>
+    entry.source === 'builtin' ? builtinCallName(entry.name) : undefined,
+  );
   const used = new Set<string>(RESERVED_CALL_NAMES);
   for (const name of callNames) if (name !== undefined) used.add(name);
   entries.forEach((entry, i) => {

@@ -13,10 +13,23 @@ export interface ImageRef {
   mimeType: string;
 }
 
+/**
+ * Provider-private state attached to a part, keyed by provider (`{ gemini: { thoughtSignature } }`).
+ * Opaque to the runtime: stored with the part and handed back verbatim. An adapter reads only its
+ * own key, so state never leaks to another provider after a switch.
+ */
+export type ProviderMetadata = JsonObject;
+
 export type ContentPart =
-  | { type: 'text'; text: string }
+  | { type: 'text'; text: string; providerMetadata?: ProviderMetadata }
   | { type: 'image'; image: ImageRef; data?: string }
-  | { type: 'reasoning'; text: string; signature?: string }
+  | {
+      type: 'reasoning';
+      text: string;
+      /** Anthropic's `thinking` signature, replayed verbatim with the text (never shown). */
+      signature?: string;
+      providerMetadata?: ProviderMetadata;
+    }
   | {
       type: 'tool-call';
       /** The provider's id, opaque and byte-for-byte. */
@@ -25,6 +38,7 @@ export type ContentPart =
       name: string;
       /** Replayed to providers: the normalized arguments, `{}` when they were invalid. */
       input: JsonObject;
+      providerMetadata?: ProviderMetadata;
     }
   | {
       type: 'tool-result';
@@ -34,6 +48,7 @@ export type ContentPart =
       isError: boolean;
       images: ImageRef[];
     }
+  /** An opaque provider block (Anthropic `redacted_thinking`), replayed only to its own provider. */
   | { type: 'native'; provider: string; value: unknown };
 
 export interface ModelMessage {
@@ -78,16 +93,32 @@ export interface FinishReason {
 /**
  * The canonical stream. Every block streams start, deltas, end under one `blockId`. It opens
  * with `turn-start` and closes with exactly one `finish` or `error`; an adapter never throws.
+ *
+ * To replay a reply faithfully (thinking signatures, Gemini thought signatures), the assistant
+ * message is rebuilt with one ContentPart per block, in the order the blocks started: a text or
+ * reasoning block becomes a part when it ends, taking `signature` / `providerMetadata` from its
+ * end part; a `tool-call` becomes a tool-call part with its `providerMetadata`; a `native` part
+ * is stored as it is.
  */
 export type StreamPart =
   | { type: 'turn-start'; warnings: string[] }
-  | { type: 'text-start' | 'text-end' | 'reasoning-start' | 'reasoning-end'; blockId: string }
+  | { type: 'text-start' | 'reasoning-start'; blockId: string }
+  | { type: 'text-end'; blockId: string; providerMetadata?: ProviderMetadata }
+  | { type: 'reasoning-end'; blockId: string; signature?: string; providerMetadata?: ProviderMetadata }
   | { type: 'text-delta' | 'reasoning-delta'; blockId: string; delta: string }
   | { type: 'tool-input-start'; blockId: string; callId: string; name: string }
   | { type: 'tool-input-delta'; blockId: string; delta: string }
   | { type: 'tool-input-end'; blockId: string }
   /** A complete call; `rawArguments` is the argument text exactly as the provider sent it. */
-  | { type: 'tool-call'; callId: string; name: string; rawArguments: string }
+  | {
+      type: 'tool-call';
+      callId: string;
+      name: string;
+      rawArguments: string;
+      providerMetadata?: ProviderMetadata;
+    }
+  /** An opaque provider block to keep, at this position, in the stored assistant message. */
+  | { type: 'native'; provider: string; value: unknown }
   | { type: 'response-metadata'; id?: string; model?: string }
   | { type: 'finish'; reason: FinishReason; usage: Usage }
   | { type: 'error'; error: HearthError };

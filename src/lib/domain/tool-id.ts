@@ -29,7 +29,8 @@ export const builtinToolId = (nativeName: string): ToolId => `builtin:${nativeNa
 export const builtinCallName = (nativeName: string): string => nativeName.replaceAll('.', '_');
 
 function parseProviderId(provider: string): Result<ProviderParts, HearthError> {
-  if (provider === '') return err(hearthError('tool.provider_id_empty', 'A tool provider id cannot be empty.'));
+  if (provider === '')
+    return err(hearthError('tool.provider_id_empty', 'A tool provider id cannot be empty.'));
   if (provider.includes(SEPARATOR))
     return err(hearthError('tool.provider_id_invalid', `Tool provider id "${provider}" cannot contain ":".`));
   if (provider === 'builtin') return ok({ source: 'builtin' });
@@ -47,7 +48,9 @@ function parseProviderId(provider: string): Result<ProviderParts, HearthError> {
   if (provider.startsWith(EXTENSION_PREFIX)) {
     const extensionId = provider.slice(EXTENSION_PREFIX.length);
     if (extensionId !== '') return ok({ source: 'extension', extensionId });
-    return err(hearthError('tool.provider_id_invalid', 'Extension provider id "extension/" names no extension.'));
+    return err(
+      hearthError('tool.provider_id_invalid', 'Extension provider id "extension/" names no extension.'),
+    );
   }
   return err(
     hearthError(

@@ -1,5 +1,6 @@
 import type { HearthError } from '$lib/domain/errors';
-import type { FinishReason, ModelRequest, StreamPart, Usage } from '$lib/domain/model';
+import type { ContentPart, FinishReason, ModelRequest, StreamPart, Usage } from '$lib/domain/model';
+import { createReplyAssembler } from '$lib/domain/model-reply';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 
 export interface ModelToolCall {
@@ -10,6 +11,8 @@ export interface ModelToolCall {
 
 /** One model response assembled from the canonical stream. */
 export interface ModelTurn {
+  /** The assistant message as the provider must see it again (signatures, native parts, order). */
+  parts: ContentPart[];
   text: string;
   reasoning: string;
   toolCalls: ModelToolCall[];
@@ -25,6 +28,7 @@ export type ModelTurnOutcome =
   | { kind: 'failed'; error: HearthError; partial: ModelTurn; toolOutputStarted: boolean };
 
 const emptyTurn = (): ModelTurn => ({
+  parts: [],
   text: '',
   reasoning: '',
   toolCalls: [],
@@ -42,9 +46,11 @@ export async function collectModelTurn(
   onPart: (part: StreamPart) => void,
 ): Promise<ModelTurnOutcome> {
   const turn = emptyTurn();
+  const reply = createReplyAssembler();
   let toolOutputStarted = false;
   for await (const part of gateway.stream(request, signal)) {
     onPart(part);
+    reply.push(part);
     switch (part.type) {
       case 'text-delta':
         turn.text += part.delta;
@@ -66,6 +72,7 @@ export async function collectModelTurn(
       case 'finish':
         turn.finish = part.reason;
         turn.usage = part.usage;
+        turn.parts = reply.parts();
         return { kind: 'completed', turn };
       case 'error':
         return { kind: 'failed', error: part.error, partial: turn, toolOutputStarted };

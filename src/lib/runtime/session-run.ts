@@ -3,7 +3,6 @@ import { canRetryModelCall, HearthFailure, toHearthError, type HearthError } fro
 import type { ContentPart, ModelMessage, ModelRequest } from '$lib/domain/model';
 import { addUsage, ROOT_INVOCATION, type RunRecord } from '$lib/domain/run';
 import type { SessionMessage } from '$lib/domain/session';
-import { normalizeToolArguments, replayArguments } from '$lib/domain/tool-arguments';
 import type { WorkspaceRoots } from '$lib/domain/workspace-roots';
 import type { Clock } from '$lib/ports/clock';
 import type { ModelGateway } from '$lib/ports/model-gateway';
@@ -192,20 +191,15 @@ export async function runSessionLoop(
   }
 }
 
-function assistantMessage(turn: ModelTurn, withCalls: boolean): ModelMessage {
+/**
+ * A completed turn is stored exactly as assembled from the stream, so providers get their
+ * signatures and native parts back. A cut-off turn keeps the text that arrived, without calls.
+ */
+function assistantMessage(turn: ModelTurn, completed: boolean): ModelMessage {
+  if (completed) return { role: 'assistant', parts: turn.parts };
   const parts: ContentPart[] = [];
   if (turn.reasoning) parts.push({ type: 'reasoning', text: turn.reasoning });
   if (turn.text) parts.push({ type: 'text', text: turn.text });
-  if (withCalls) {
-    for (const call of turn.toolCalls) {
-      parts.push({
-        type: 'tool-call',
-        callId: call.callId,
-        name: call.name,
-        input: replayArguments(normalizeToolArguments(call.rawArguments)),
-      });
-    }
-  }
   return { role: 'assistant', parts };
 }
 

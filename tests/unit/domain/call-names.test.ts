@@ -53,9 +53,27 @@ describe('checkCallNameBindings', () => {
   const a = 'builtin:a' as ToolId;
   const b = 'builtin:b' as ToolId;
   it.each([
-    [[{ toolId: a, callName: 'a' }, { toolId: b, callName: 'b' }], 'ok'],
-    [[{ toolId: a, callName: 'a' }, { toolId: a, callName: 'b' }], 'tool.snapshot_duplicate_id'],
-    [[{ toolId: a, callName: 'x' }, { toolId: b, callName: 'x' }], 'tool.snapshot_duplicate_alias'],
+    [
+      [
+        { toolId: a, callName: 'a' },
+        { toolId: b, callName: 'b' },
+      ],
+      'ok',
+    ],
+    [
+      [
+        { toolId: a, callName: 'a' },
+        { toolId: a, callName: 'b' },
+      ],
+      'tool.snapshot_duplicate_id',
+    ],
+    [
+      [
+        { toolId: a, callName: 'x' },
+        { toolId: b, callName: 'x' },
+      ],
+      'tool.snapshot_duplicate_alias',
+    ],
     [[{ toolId: a, callName: '' }], 'tool.snapshot_alias_empty'],
     [[{ toolId: a, callName: 'a.b' }], 'tool.snapshot_alias_invalid'],
   ])('%j -> %s', (bindings, expected) => expect(code(checkCallNameBindings(bindings))).toBe(expected));
@@ -138,7 +156,10 @@ describe('extension call names (§3.2)', () => {
 
   it('truncates the base to 64 bytes minus the suffix', () => {
     const long = 'n'.repeat(70);
-    expect(names([extension(long, 'a'), extension(long, 'b')])).toEqual(['n'.repeat(64), `${'n'.repeat(61)}__2`]);
+    expect(names([extension(long, 'a'), extension(long, 'b')])).toEqual([
+      'n'.repeat(64),
+      `${'n'.repeat(61)}__2`,
+    ]);
     const r = names(Array.from({ length: 10 }, (_, i) => extension(long, `e${i}`)));
     expect(Array.isArray(r) && r.at(-1)).toBe(`${'n'.repeat(60)}__10`);
   });
@@ -172,7 +193,7 @@ describe('MCP call names (§3.3)', () => {
     [10, 60, 10, 47],
     [60, 10, 47, 10],
     [60, 60, 20, 37],
-    [20, 40, 17, 40],
+    [20, 40, 20, 37],
     [21, 37, 20, 37],
   ])('server %i / tool %i bytes keep %i / %i', (s, t, keepS, keepT) => {
     const name = mcpCallNameBase(S(s), T(t));
@@ -230,10 +251,12 @@ describe('call name properties', () => {
     fc.constantFrom('inspect', 'write', 'task_return', 'workspace_read_file', 'mcp__docs__search', 'x__2'),
     fc.stringMatching(/^[A-Za-z0-9_-]{60,70}$/),
   );
-  const external: fc.Arbitrary<CallNameEntry> = fc.oneof(
-    fc.record({ source: fc.constant('extension' as const), name }),
-    fc.record({ source: fc.constant('mcp' as const), name, serverName: name }),
-  ).map((e) => ({ ...e, toolId: '' as ToolId }));
+  const external: fc.Arbitrary<CallNameEntry> = fc
+    .oneof(
+      fc.record({ source: fc.constant('extension' as const), name }),
+      fc.record({ source: fc.constant('mcp' as const), name, serverName: name }),
+    )
+    .map((e) => ({ ...e, toolId: '' as ToolId }));
   const entries = fc
     .tuple(fc.subarray(BUILTIN_TOOL_NAMES as string[]), fc.array(external, { maxLength: 30 }))
     .chain(([builtins, externals]) =>
@@ -244,7 +267,9 @@ describe('call name properties', () => {
     // unique ids; external names are made non-empty, which ToolIds guarantee
     .map((list) =>
       list.map((e, i): CallNameEntry =>
-        e.source === 'builtin' ? e : { ...e, name: e.name || 'x', toolId: `extension/e${i}:${e.name}` as ToolId },
+        e.source === 'builtin'
+          ? e
+          : { ...e, name: e.name || 'x', toolId: `extension/e${i}:${e.name}` as ToolId },
       ),
     );
 

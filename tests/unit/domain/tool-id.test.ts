@@ -158,9 +158,9 @@ describe('ToolId properties', () => {
   it('format(parse(raw)) gives the raw id back whenever it parses', () => {
     const raw = fc.oneof(
       fc.string(),
-      fc.tuple(fc.constantFrom('builtin', `mcp/${UUID}`, 'extension/x', 'mcp/x', ''), fc.string()).map(
-        ([provider, rest]) => `${provider}:${rest}`,
-      ),
+      fc
+        .tuple(fc.constantFrom('builtin', `mcp/${UUID}`, 'extension/x', 'mcp/x', ''), fc.string())
+        .map(([provider, rest]) => `${provider}:${rest}`),
     );
     fc.assert(
       fc.property(raw, (s) => {

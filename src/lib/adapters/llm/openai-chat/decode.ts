@@ -1,7 +1,7 @@
 import { hearthError, type HearthError } from '$lib/domain/errors';
 import type { FinishReason, StreamPart, Usage } from '$lib/domain/model';
 import { mapChatFinish } from './finish';
-import { streamedFailure } from './failures';
+import { streamedFailure } from '../http-failures';
 
 /**
  * An incremental decoder of Chat Completions stream chunks (already JSON-parsed) into canonical

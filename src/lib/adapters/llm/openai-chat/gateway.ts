@@ -1,20 +1,22 @@
-import { HearthFailure, hearthError, toHearthError, type HearthError } from '$lib/domain/errors';
+import { HearthFailure, hearthError } from '$lib/domain/errors';
 import type { ModelRequest, StreamPart } from '$lib/domain/model';
 import type { ModelGateway } from '$lib/ports/model-gateway';
-import { formatDuration, readSse } from '../sse';
+import { readSse } from '../sse';
+import {
+  DEFAULT_STALL_MS,
+  defaultFetch,
+  guarded,
+  hostOf,
+  normalizeBaseUrl,
+  readText,
+  send,
+  type HttpConnection,
+} from '../http';
+import { invalidJsonFailure, notAStreamFailure, streamedFailure, webPageFailure } from '../http-failures';
 import { createChatDecoder, type ChatDecoder } from './decode';
 import { encodeChatRequest, type EncodeOptions } from './encode';
-import {
-  cancelledFailure,
-  httpFailure,
-  invalidJsonFailure,
-  networkFailure,
-  noAnswerFailure,
-  notAStreamFailure,
-  parseRetryAfter,
-  streamedFailure,
-  webPageFailure,
-} from './failures';
+
+export { DEFAULT_STALL_MS, guarded, normalizeBaseUrl, redactError, send, type Sent } from '../http';
 
 export interface OpenAiChatGatewayOptions {
   /** The API root, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. */
@@ -30,7 +32,6 @@ export interface OpenAiChatGatewayOptions {
 }
 
 export const OPENAI_CHAT_PROVIDER = 'openai-chat';
-export const DEFAULT_STALL_MS = 120_000;
 
 export function openAiChatGateway(opts: OpenAiChatGatewayOptions): ModelGateway {
   const conn = resolveConnection(opts);
@@ -41,12 +42,7 @@ export function openAiChatGateway(opts: OpenAiChatGatewayOptions): ModelGateway 
 }
 
 /** Everything a request needs, resolved once per gateway. */
-export interface Connection {
-  baseUrl: string;
-  apiKey?: string;
-  fetch: typeof fetch;
-  stallMs: number;
-  headers: Record<string, string>;
+export interface Connection extends HttpConnection {
   maxTokensField: NonNullable<EncodeOptions['maxTokensField']>;
 }
 
@@ -54,23 +50,12 @@ export function resolveConnection(opts: OpenAiChatGatewayOptions): Connection {
   const baseUrl = normalizeBaseUrl(opts.baseUrl);
   return {
     baseUrl,
-    ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
-    fetch: opts.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    fetch: opts.fetch ?? defaultFetch,
     stallMs: opts.stallMs ?? DEFAULT_STALL_MS,
-    headers: opts.headers ?? {},
+    headers: { ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}), ...opts.headers },
     maxTokensField:
       opts.maxTokensField ?? (hostOf(baseUrl) === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens'),
   };
-}
-
-export const normalizeBaseUrl = (url: string): string => url.trim().replace(/\/+$/, '');
-
-function hostOf(url: string): string | null {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return null;
-  }
 }
 
 async function* streamChat(
@@ -191,157 +176,4 @@ async function* decodeJsonReply(
     choices: [{ index: 0, delta, finish_reason: choice?.finish_reason ?? null }],
   });
   yield* decoder.end(true);
-}
-
-export type Sent = { ok: true; response: Response; release: () => void } | { ok: false; error: HearthError };
-
-/**
- * Sends one request and waits for an OK response. Failures come back as values: cancellation,
- * no answer within `stallMs`, network (or CORS) failure, and HTTP errors with the provider's text.
- * `release()` aborts the connection when the caller is done with the body.
- */
-export async function send(
-  conn: Connection,
-  path: string,
-  init: { method: 'GET' | 'POST'; body?: string },
-  signal: AbortSignal,
-): Promise<Sent> {
-  if (signal.aborted) return { ok: false, error: cancelledFailure() };
-  if (hostOf(conn.baseUrl) === null || !/^https?:\/\//i.test(conn.baseUrl))
-    return {
-      ok: false,
-      error: hearthError(
-        'model.not_configured',
-        `The base URL "${conn.baseUrl}" is not an http:// or https:// address.`,
-      ),
-    };
-  const ctl = new AbortController();
-  const onAbort = () => ctl.abort(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  const release = () => {
-    signal.removeEventListener('abort', onAbort);
-    ctl.abort();
-  };
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    ctl.abort();
-  }, conn.stallMs);
-  const fail = (error: HearthError): Sent => {
-    release();
-    return { ok: false, error };
-  };
-  try {
-    let response: Response;
-    try {
-      response = await conn.fetch(`${conn.baseUrl}${path}`, {
-        method: init.method,
-        headers: requestHeaders(conn, init.body !== undefined),
-        ...(init.body !== undefined ? { body: init.body } : {}),
-        signal: ctl.signal,
-      });
-    } catch (e) {
-      if (signal.aborted) return fail(cancelledFailure());
-      if (timedOut) return fail(noAnswerFailure(formatDuration(conn.stallMs)));
-      return fail(networkFailure(conn.baseUrl, describeFetchError(e)));
-    }
-    if (response.ok) return { ok: true, response, release };
-    let body = '';
-    try {
-      body = await response.text();
-    } catch {
-      if (signal.aborted) return fail(cancelledFailure());
-    }
-    return fail(
-      httpFailure({
-        status: response.status,
-        body,
-        contentType: response.headers.get('content-type'),
-        retryAfterMs: parseRetryAfter((n) => response.headers.get(n), Date.now()),
-      }),
-    );
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function requestHeaders(conn: Connection, hasBody: boolean): Record<string, string> {
-  const headers: Record<string, string> = {
-    accept: hasBody ? 'text/event-stream, application/json' : 'application/json',
-  };
-  if (hasBody) headers['content-type'] = 'application/json';
-  if (conn.apiKey) headers.authorization = `Bearer ${conn.apiKey}`;
-  return { ...headers, ...conn.headers };
-}
-
-/** Node says "fetch failed" and hides the reason in `cause`; browsers give one fixed sentence. */
-function describeFetchError(e: unknown): string | undefined {
-  if (!(e instanceof Error)) return e === undefined ? undefined : String(e);
-  const cause = e.cause instanceof Error ? e.cause.message : undefined;
-  return cause ? `${e.message}: ${cause}` : e.message;
-}
-
-async function readText(
-  response: Response,
-  stallMs: number,
-  signal: AbortSignal,
-): Promise<{ ok: true; value: string } | { ok: false; error: HearthError }> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort = () => {};
-  const stall = new Promise<'stalled'>((resolve) => (timer = setTimeout(() => resolve('stalled'), stallMs)));
-  const aborted = new Promise<'aborted'>((resolve) => {
-    onAbort = () => resolve('aborted');
-    if (signal.aborted) onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    const value = await Promise.race([response.text(), stall, aborted]);
-    if (value === 'aborted') return { ok: false, error: cancelledFailure() };
-    if (value === 'stalled') return { ok: false, error: noAnswerFailure(formatDuration(stallMs)) };
-    return { ok: true, value };
-  } catch {
-    if (signal.aborted) return { ok: false, error: cancelledFailure() };
-    return {
-      ok: false,
-      error: hearthError(
-        'model.stream_failed',
-        'The connection to the provider dropped before the reply finished.',
-        {
-          retryable: true,
-        },
-      ),
-    };
-  } finally {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
-  }
-}
-
-/**
- * Keeps the port's promise: the stream never throws, always opens with `turn-start` and ends with
- * one `finish` or `error`; and the API key never appears in error text, even if a provider or a
- * proxy echoes it back.
- */
-export async function* guarded(
-  parts: AsyncIterable<StreamPart>,
-  apiKey: string | undefined,
-): AsyncGenerator<StreamPart> {
-  let started = false;
-  let closed = false;
-  try {
-    for await (const part of parts) {
-      started = true;
-      if (part.type === 'finish' || part.type === 'error') closed = true;
-      yield part.type === 'error' ? { ...part, error: redactError(part.error, apiKey) } : part;
-    }
-  } catch (e) {
-    if (closed) return;
-    if (!started) yield { type: 'turn-start', warnings: [] };
-    yield { type: 'error', error: redactError(toHearthError(e, 'model.stream_failed'), apiKey) };
-  }
-}
-
-export function redactError(error: HearthError, apiKey: string | undefined): HearthError {
-  if (!apiKey || apiKey.length < 4 || !error.message.includes(apiKey)) return error;
-  return { ...error, message: error.message.replaceAll(apiKey, '[API key]') };
 }

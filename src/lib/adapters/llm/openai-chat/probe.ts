@@ -1,6 +1,6 @@
 import type { HearthError } from '$lib/domain/errors';
 import type { ModelRequest } from '$lib/domain/model';
-import { looksLikeHtml, webPageFailure } from './failures';
+import { looksLikeHtml, webPageFailure } from '../http-failures';
 import { openAiChatGateway, redactError, resolveConnection, send, type Connection } from './gateway';
 
 export interface ProbeOptions {

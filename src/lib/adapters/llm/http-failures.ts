@@ -1,6 +1,27 @@
 import { hearthError, type HearthError } from '$lib/domain/errors';
 
-/** Readable HearthErrors for everything that can go wrong talking to a Chat Completions endpoint. */
+/**
+ * Readable HearthErrors for everything that can go wrong talking to a model provider over HTTP.
+ * Provider-neutral: each adapter passes its own `FailureHints` for the advice that differs
+ * (what the API root looks like, how to fix a blocked request).
+ */
+
+export interface FailureHints {
+  /** How the API root usually looks, e.g. `it usually ends in /v1`. */
+  apiRoot: string;
+  /** The same, as a shorter aside: `often ending in /v1`. */
+  apiRootAside: string;
+  /** What to do when the browser could not reach the server (reachability and CORS). */
+  reachability: string;
+}
+
+/** OpenAI-compatible servers, including local ones (Ollama, LM Studio, llama.cpp). */
+export const OPENAI_COMPATIBLE_HINTS: FailureHints = {
+  apiRoot: 'it usually ends in /v1',
+  apiRootAside: 'often ending in /v1',
+  reachability:
+    "The server may be down or unreachable, or the browser blocked the request because the server does not allow this page's origin (CORS). For Ollama, start it with OLLAMA_ORIGINS set to this site's origin (or *); for other servers enable CORS, or set a CORS relay URL on the connection.",
+};
 
 const MAX_QUOTED = 300;
 
@@ -50,7 +71,10 @@ export interface HttpFailureInput {
   retryAfterMs?: number;
 }
 
-export function httpFailure({ status, body, contentType, retryAfterMs }: HttpFailureInput): HearthError {
+export function httpFailure(
+  { status, body, contentType, retryAfterMs }: HttpFailureInput,
+  hints: FailureHints = OPENAI_COMPATIBLE_HINTS,
+): HearthError {
   const html = (contentType ?? '').includes('html') || looksLikeHtml(body);
   const detail = html ? undefined : providerMessage(body);
   if (status === 401 || status === 403)
@@ -67,7 +91,7 @@ export function httpFailure({ status, body, contentType, retryAfterMs }: HttpFai
   if (status === 404)
     return hearthError(
       'model.request_failed',
-      `${withDetail('The model or the endpoint was not found (HTTP 404)', detail)} Check the model name and the base URL (it usually ends in /v1).`,
+      `${withDetail('The model or the endpoint was not found (HTTP 404)', detail)} Check the model name and the base URL (${hints.apiRoot}).`,
       { status },
     );
   if (status === 429)
@@ -91,7 +115,7 @@ export function httpFailure({ status, body, contentType, retryAfterMs }: HttpFai
       status,
       retryable: true,
     });
-  if (html) return webPageFailure(status);
+  if (html) return webPageFailure(status, hints);
   return hearthError(
     'model.request_failed',
     withDetail(`The provider rejected the request (HTTP ${status})`, detail),
@@ -101,16 +125,20 @@ export function httpFailure({ status, body, contentType, retryAfterMs }: HttpFai
   );
 }
 
-export function webPageFailure(status?: number): HearthError {
+export function webPageFailure(status?: number, hints: FailureHints = OPENAI_COMPATIBLE_HINTS): HearthError {
   return hearthError(
     'model.upstream_invalid_response',
-    'The endpoint returned a web page, not an API response. Check the base URL: it should be the API root (often ending in /v1), not a website.',
+    `The endpoint returned a web page, not an API response. Check the base URL: it should be the API root (${hints.apiRootAside}), not a website.`,
     status !== undefined ? { status } : {},
   );
 }
 
-export function notAStreamFailure(firstLine: string | undefined, contentType: string | null): HearthError {
-  if (firstLine !== undefined && looksLikeHtml(firstLine)) return webPageFailure();
+export function notAStreamFailure(
+  firstLine: string | undefined,
+  contentType: string | null,
+  hints: FailureHints = OPENAI_COMPATIBLE_HINTS,
+): HearthError {
+  if (firstLine !== undefined && looksLikeHtml(firstLine)) return webPageFailure(undefined, hints);
   const what = contentType ? ` (content type ${contentType})` : '';
   const began = firstLine ? ` It began with "${quote(firstLine)}".` : ' It was empty.';
   return hearthError(
@@ -128,13 +156,15 @@ export function invalidJsonFailure(data: string): HearthError {
   );
 }
 
-export function networkFailure(baseUrl: string, cause?: string): HearthError {
+export function networkFailure(
+  baseUrl: string,
+  cause?: string,
+  hints: FailureHints = OPENAI_COMPATIBLE_HINTS,
+): HearthError {
   const why = cause ? ` (${quote(cause)})` : '';
-  return hearthError(
-    'model.network_error',
-    `Could not reach ${baseUrl}${why}. The server may be down or unreachable, or the browser blocked the request because the server does not allow this page's origin (CORS). For Ollama, start it with OLLAMA_ORIGINS set to this site's origin (or *); for other servers enable CORS, or set a CORS relay URL on the connection.`,
-    { retryable: true },
-  );
+  return hearthError('model.network_error', `Could not reach ${baseUrl}${why}. ${hints.reachability}`, {
+    retryable: true,
+  });
 }
 
 export function noAnswerFailure(wait: string): HearthError {

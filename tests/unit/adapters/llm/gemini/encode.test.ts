@@ -1,0 +1,259 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelMessage, ModelRequest } from '$lib/domain/model';
+import { encodeGeminiRequest, SKIP_SIGNATURE } from '$lib/adapters/llm/gemini/encode';
+
+const PNG = 'iVBORw0KGgo=';
+
+function request(over: Partial<ModelRequest> = {}): ModelRequest {
+  return { model: 'gemini-2.5-flash', messages: [], tools: [], toolChoice: 'auto', ...over };
+}
+
+const user = (text: string): ModelMessage => ({ role: 'user', parts: [{ type: 'text', text }] });
+const sig = (thoughtSignature: string) => ({ gemini: { thoughtSignature } });
+
+describe('encodeGeminiRequest', () => {
+  it('encodes a whole tool round trip with images, thought signatures and local call keys', () => {
+    const { body, warnings } = encodeGeminiRequest(
+      request({
+        maxOutputTokens: 1024,
+        temperature: 0.3,
+        toolChoice: { name: 'workspace_read_file' },
+        messages: [
+          { role: 'system', parts: [{ type: 'text', text: 'You are Hearth.' }] },
+          {
+            role: 'user',
+            parts: [
+              { type: 'text', text: 'Look at this.' },
+              { type: 'image', image: { path: 'upload.png', mimeType: 'image/png' }, data: PNG },
+            ],
+          },
+          {
+            role: 'assistant',
+            parts: [
+              { type: 'reasoning', text: 'I need both files.', providerMetadata: sig('SIG_THOUGHT') },
+              { type: 'text', text: 'Reading.' },
+              {
+                type: 'tool-call',
+                callId: 'gemini-local:resp-1:0',
+                name: 'workspace_read_file',
+                input: { path: 'work/a.md' },
+                providerMetadata: sig('SIG_CALL'),
+              },
+              {
+                type: 'tool-call',
+                callId: 'fc_2',
+                name: 'workspace_read_file',
+                input: { path: 'work/b.md' },
+              },
+            ],
+          },
+          {
+            role: 'tool',
+            parts: [
+              {
+                type: 'tool-result',
+                callId: 'gemini-local:resp-1:0',
+                name: 'workspace_read_file',
+                content: '# A',
+                isError: false,
+                images: [{ path: 'data:image/webp;base64,UklGRg==', mimeType: 'image/webp' }],
+              },
+              {
+                type: 'tool-result',
+                callId: 'fc_2',
+                name: 'workspace_read_file',
+                content: 'work/b.md does not exist.',
+                isError: true,
+                images: [],
+              },
+            ],
+          },
+          user('Thanks, go on.'),
+        ],
+        tools: [
+          {
+            name: 'workspace_read_file',
+            description: 'Reads a file.',
+            parameters: {
+              $schema: 'https://json-schema.org/draft/2020-12/schema',
+              type: 'object',
+              properties: { path: { type: 'string', title: 'Path', default: 'work/' } },
+              required: ['path'],
+              additionalProperties: false,
+            },
+          },
+          {
+            name: 'workspace_list_files',
+            description: 'Lists files.',
+            parameters: { type: 'object', properties: {}, additionalProperties: false },
+          },
+        ],
+      }),
+      { includeThoughts: true, thinkingBudget: 2048 },
+    );
+    expect(warnings).toEqual([]);
+    expect(body).toEqual({
+      systemInstruction: { parts: [{ text: 'You are Hearth.' }] },
+      contents: [
+        {
+          role: 'user',
+          parts: [{ text: 'Look at this.' }, { inlineData: { mimeType: 'image/png', data: PNG } }],
+        },
+        {
+          role: 'model',
+          parts: [
+            { text: 'I need both files.', thought: true, thoughtSignature: 'SIG_THOUGHT' },
+            { text: 'Reading.' },
+            {
+              functionCall: { name: 'workspace_read_file', args: { path: 'work/a.md' } },
+              thoughtSignature: 'SIG_CALL',
+            },
+            { functionCall: { id: 'fc_2', name: 'workspace_read_file', args: { path: 'work/b.md' } } },
+          ],
+        },
+        {
+          role: 'user',
+          parts: [
+            { functionResponse: { name: 'workspace_read_file', response: { output: '# A' } } },
+            {
+              functionResponse: {
+                id: 'fc_2',
+                name: 'workspace_read_file',
+                response: { error: 'work/b.md does not exist.' },
+              },
+            },
+            { text: 'Image returned by tool call workspace_read_file:' },
+            { inlineData: { mimeType: 'image/webp', data: 'UklGRg==' } },
+            { text: 'Thanks, go on.' },
+          ],
+        },
+      ],
+      tools: [
+        {
+          functionDeclarations: [
+            {
+              name: 'workspace_read_file',
+              description: 'Reads a file.',
+              parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+            },
+            { name: 'workspace_list_files', description: 'Lists files.' },
+          ],
+        },
+      ],
+      toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['workspace_read_file'] } },
+      generationConfig: {
+        maxOutputTokens: 1024,
+        temperature: 0.3,
+        thinkingConfig: { includeThoughts: true, thinkingBudget: 2048 },
+      },
+    });
+  });
+
+  it('replays text signatures, drops unsigned or foreign reasoning, keeps its own native parts only', () => {
+    const { body } = encodeGeminiRequest(
+      request({
+        messages: [
+          user('Hi'),
+          {
+            role: 'assistant',
+            parts: [
+              { type: 'reasoning', text: 'unsigned summary' },
+              { type: 'reasoning', text: 'Claude thinking', signature: 'EqQB' },
+              { type: 'native', provider: 'anthropic', value: { type: 'redacted_thinking', data: 'x' } },
+              {
+                type: 'native',
+                provider: 'gemini',
+                value: { executableCode: { language: 'PYTHON', code: '1+1' } },
+              },
+              { type: 'text', text: 'Hello.' },
+              { type: 'text', text: '', providerMetadata: sig('SIG_TEXT') },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(body.contents[1]).toEqual({
+      role: 'model',
+      parts: [
+        { executableCode: { language: 'PYTHON', code: '1+1' } },
+        { text: 'Hello.' },
+        { text: '', thoughtSignature: 'SIG_TEXT' },
+      ],
+    });
+  });
+
+  it('gives unsigned replayed calls (from another provider) the documented skip value on the first call only', () => {
+    const calls: ModelMessage = {
+      role: 'assistant',
+      parts: [
+        { type: 'tool-call', callId: 'call_abc', name: 'ls', input: {} },
+        { type: 'tool-call', callId: 'call_def', name: 'ls', input: { dir: 'work' } },
+      ],
+    };
+    const { body } = encodeGeminiRequest(request({ messages: [user('go'), calls] }));
+    expect(body.contents[1]?.parts).toEqual([
+      { functionCall: { id: 'call_abc', name: 'ls', args: {} }, thoughtSignature: SKIP_SIGNATURE },
+      { functionCall: { id: 'call_def', name: 'ls', args: { dir: 'work' } } },
+    ]);
+    const off = encodeGeminiRequest(request({ messages: [user('go'), calls] }), {
+      unsignedCallFallback: false,
+    });
+    expect(JSON.stringify(off.body)).not.toContain('thoughtSignature');
+    const signed: ModelMessage = {
+      role: 'assistant',
+      parts: [
+        { type: 'tool-call', callId: 'a', name: 'ls', input: {}, providerMetadata: sig('S') },
+        { type: 'tool-call', callId: 'b', name: 'ls', input: {} },
+      ],
+    };
+    expect(encodeGeminiRequest(request({ messages: [user('go'), signed] })).body.contents[1]?.parts).toEqual([
+      { functionCall: { id: 'a', name: 'ls', args: {} }, thoughtSignature: 'S' },
+      { functionCall: { id: 'b', name: 'ls', args: {} } },
+    ]);
+  });
+
+  it('maps tool choices and leaves out empty configs', () => {
+    const tools = [{ name: 'ls', description: 'Lists.', parameters: { type: 'object' } }];
+    const choice = (toolChoice: ModelRequest['toolChoice']) =>
+      encodeGeminiRequest(request({ messages: [user('x')], tools, toolChoice })).body.toolConfig;
+    expect(choice('auto')).toEqual({ functionCallingConfig: { mode: 'AUTO' } });
+    expect(choice('required')).toEqual({ functionCallingConfig: { mode: 'ANY' } });
+    expect(choice('none')).toEqual({ functionCallingConfig: { mode: 'NONE' } });
+    const plain = encodeGeminiRequest(request({ messages: [user('x')] }));
+    expect(plain.body).toEqual({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] });
+  });
+
+  it('merges turns, sends later system messages as user text, and explains images it cannot send', () => {
+    const { body, warnings } = encodeGeminiRequest(
+      request({
+        messages: [
+          user('a'),
+          { role: 'system', parts: [{ type: 'text', text: 'Be brief.' }] },
+          {
+            role: 'user',
+            parts: [
+              { type: 'image', image: { path: 'https://example.test/cat.jpg', mimeType: 'image/jpeg' } },
+              { type: 'image', image: { path: 'tool-results/x.png', mimeType: 'image/png' } },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(body.contents).toEqual([
+      {
+        role: 'user',
+        parts: [
+          { text: 'a' },
+          { text: 'Be brief.' },
+          { text: '[image https://example.test/cat.jpg could not be attached]' },
+          { text: '[image tool-results/x.png could not be attached]' },
+        ],
+      },
+    ]);
+    expect(warnings).toEqual([
+      'A system message inside the conversation was sent as user text: Gemini has one system instruction, at the start.',
+      'The image https://example.test/cat.jpg was not sent: Gemini takes image bytes, not web addresses.',
+      'The image tool-results/x.png was not sent: its data was not loaded.',
+    ]);
+  });
+});
