@@ -8,6 +8,7 @@ import {
   DexieSettingsStore,
 } from '$lib/adapters/db/stores';
 import { OpfsWorkspaceStore } from '$lib/adapters/opfs/workspace';
+import { DexieProfileStore } from '$lib/adapters/db/profile-store';
 import { randomIds, systemClock } from '$lib/adapters/system/clock';
 import { webLocks } from '$lib/adapters/system/locks';
 import { SessionService } from '$lib/runtime/sessions';
@@ -30,7 +31,7 @@ test('runtime overhead per loop round (Chromium, IndexedDB, OPFS)', async () => 
     tools: workspaceTools,
     clock: systemClock,
     ids: randomIds,
-    retry: { maxRetries: 0, intervalMs: 1 },
+    profiles: new DexieProfileStore(db),
     sleep: async () => {},
   });
   const perRound = await measureRounds(service, ROUNDS);

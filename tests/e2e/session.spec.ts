@@ -8,13 +8,13 @@ import {
   test,
 } from './fixtures';
 
-/** Every session-scope builtin, in ToolId order. */
+/** The Session profile's tools that exist, in its allow order (the shell comes later). */
 const SESSION_TOOLS = [
-  'workspace_apply_patch',
   'workspace_list_files',
-  'workspace_read_file',
   'workspace_search_files',
+  'workspace_read_file',
   'workspace_write_file',
+  'workspace_apply_patch',
 ];
 
 test('a first conversation with the Demo provider writes work/haiku.md', async ({ page }) => {

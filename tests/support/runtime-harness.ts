@@ -8,25 +8,29 @@ import {
   DexieSettingsStore,
 } from '$lib/adapters/db/stores';
 import { MemoryWorkspaceStore } from '$lib/adapters/memory/workspace';
+import { DexieProfileStore } from '$lib/adapters/db/profile-store';
+import { sessionProfile } from '$lib/domain/profile';
 import { memoryLocks } from '$lib/adapters/system/locks';
 import { randomIds, systemClock } from '$lib/adapters/system/clock';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import { SessionService, type SessionServiceDeps } from '$lib/runtime/sessions';
 import { workspaceTools } from '$lib/tools/workspace';
-import type { ToolPolicy } from '$lib/runtime/tool-bindings';
 
 let dbCounter = 0;
 
 /** The Session runtime on real Dexie (fake-indexeddb) and the memory workspace. */
-export function runtimeHarness(
-  gateway: ModelGateway,
-  options: { maxRetries?: number; sessionToolPolicy?: ToolPolicy } = {},
-) {
+export function runtimeHarness(gateway: ModelGateway, options: { maxRetries?: number } = {}) {
   const db = openHearthDatabase(`hearth-test-${++dbCounter}-${Math.random()}`);
   const journal = new DexieJournal(db, systemClock);
   const runs = new DexieRunStore(db);
   const sessions = new DexieSessionStore(db);
   const workspaces = new MemoryWorkspaceStore();
+  const profiles = new DexieProfileStore(db);
+  // The Session profile with the retry policy under test (the built-in retries 3 times, 3 s apart).
+  const ready = profiles.put({
+    ...sessionProfile(),
+    run: { ...sessionProfile().run, modelRetry: { maxRetries: options.maxRetries ?? 3, intervalMs: 1000 } },
+  });
   const sleeps: number[] = [];
   const deps: SessionServiceDeps = {
     sessions,
@@ -38,15 +42,14 @@ export function runtimeHarness(
     locks: memoryLocks(),
     gatewayFor: () => gateway,
     tools: workspaceTools,
-    sessionToolPolicy: options.sessionToolPolicy,
     clock: systemClock,
     ids: randomIds,
-    retry: { maxRetries: options.maxRetries ?? 3, intervalMs: 1000 },
+    profiles,
     sleep: async (ms) => void sleeps.push(ms),
   };
   const service = new SessionService(deps);
   /** `deps` lets a test start a second runtime on the same storage and locks: another tab. */
-  return { db, journal, runs, sessions, workspaces, service, sleeps, deps };
+  return { db, journal, runs, sessions, workspaces, profiles, service, sleeps, deps, ready };
 }
 
 export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {

@@ -5,6 +5,7 @@ import type { RunId, RunStatus } from './run';
 /** Payloads of the journal event types in use (runtime.md §1.16). */
 export interface RunEventPayloads {
   run_created: { target: JsonObject; connectionId: string; model: string };
+  profile_resolved: { profileId: string; source: string };
   status_changed: { status: RunStatus; from: RunStatus; reason?: string };
   context_assembled: { invocationId: string; tools: string[]; messageCount: number };
   model_request_created: {

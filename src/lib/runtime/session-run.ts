@@ -26,6 +26,10 @@ export interface SessionRunDeps {
   snapshot: ToolSnapshot;
   workspace: Workspace;
   roots: WorkspaceRoots;
+  /** The profile's system prompt; null generates the default Session prompt. */
+  systemPrompt?: string | null;
+  /** The profile's inline limit for MCP and extension results. */
+  inlineCharLimit?: number;
   sessions: SessionStore;
   recorder: RunRecorder;
   clock: Clock;
@@ -58,7 +62,7 @@ export async function runSessionLoop(
   const readState = new ReadState();
   const system: ModelMessage = {
     role: 'system',
-    parts: [{ type: 'text', text: sessionSystemPrompt(deps.roots, snapshot) }],
+    parts: [{ type: 'text', text: deps.systemPrompt ?? sessionSystemPrompt(deps.roots, snapshot) }],
   };
   const messages: ModelMessage[] = history.map(({ role, parts }) => ({ role, parts }));
   let nextIndex = history.length;
@@ -163,6 +167,7 @@ export async function runSessionLoop(
         const result = await dispatchToolCall(call, round, {
           snapshot,
           toolChoice: request.toolChoice,
+          inlineCharLimit: deps.inlineCharLimit,
           toolContext: { workspace: deps.workspace, roots: deps.roots, readState, signal },
           workspace: deps.workspace,
           audit,

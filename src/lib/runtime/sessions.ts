@@ -8,8 +8,11 @@ import {
   type SessionRecord,
   type SessionSummary,
 } from '$lib/domain/session';
-import { sessionRoots } from '$lib/domain/workspace-roots';
-import { parseWorkspacePath } from '$lib/domain/workspace-path';
+import { READ_ONLY_MOUNTS } from '$lib/domain/workspace-roots';
+import { resolveProfile, SESSION_PROFILE_ID, type ProfileV5 } from '$lib/domain/profile';
+import type { ProfileStore } from '$lib/ports/profiles';
+import type { ToolId } from '$lib/domain/tool-id';
+import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
 import type { Clock, Ids } from '$lib/ports/clock';
 import type { Journal } from '$lib/ports/journal';
 import type { Locks } from '$lib/ports/locks';
@@ -19,7 +22,7 @@ import type { Workspace, WorkspaceStore } from '$lib/ports/workspace';
 import type { BuiltinTool } from '$lib/tools/tool';
 import { AsyncQueue, RunFeed } from './run-feed';
 import { RunRecorder } from './run-recorder';
-import { runSessionLoop, type RetryPolicy, type SessionRunEnd } from './session-run';
+import { runSessionLoop, type SessionRunEnd } from './session-run';
 import { prepareBindings, type ToolPolicy } from './tool-bindings';
 import { buildCatalog, builtinSource } from './tool-catalog';
 import { createSnapshot, type ToolSnapshot } from './tool-snapshot';
@@ -34,11 +37,9 @@ export interface SessionServiceDeps {
   locks: Locks;
   gatewayFor: (connection: Connection) => ModelGateway;
   tools: readonly BuiltinTool[];
-  /** Which tools Session runs may call (the shared Session profile); default: all in scope. */
-  sessionToolPolicy?: ToolPolicy;
+  profiles: ProfileStore;
   clock: Clock;
   ids: Ids;
-  retry: RetryPolicy;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
@@ -163,7 +164,8 @@ export class SessionService {
   async runFile(runId: RunId, raw: string): Promise<Uint8Array> {
     const run = await this.run(runId);
     const path = parseWorkspacePath(raw);
-    const own = path.ok && (path.value.startsWith(`runs/${runId}/`) || path.value.startsWith(`tool-results/${runId}/`));
+    const own =
+      path.ok && (path.value.startsWith(`runs/${runId}/`) || path.value.startsWith(`tool-results/${runId}/`));
     if (!path.ok || !own) {
       throw new HearthFailure(hearthError('workspace.path_not_visible', `${raw} is not a file of this run.`));
     }
@@ -321,32 +323,56 @@ export class SessionService {
     signal: AbortSignal,
   ): Promise<SessionRunEnd> {
     await recorder.setStatus('assembling_context');
+    const { profile, source } = await this.#sessionProfile();
+    const resolvedPath = `runs/${recorder.run.id}/input/resolved_profile.json` as WorkspacePath;
+    const stored = await workspace.write(
+      resolvedPath,
+      new TextEncoder().encode(JSON.stringify(profile, null, 2)),
+    );
+    if (!stored.ok) throw new HearthFailure(stored.error);
+    await recorder.emit({
+      type: 'profile_resolved',
+      payload: { profileId: profile.id, source: source === 'builtIn' ? 'built_in' : `stored:${profile.id}` },
+    });
     return runSessionLoop(
       recorder.run,
       history,
       {
         gateway: this.deps.gatewayFor(connection),
-        snapshot: this.#snapshot(recorder.run.id),
+        snapshot: this.#snapshot(recorder.run.id, profile),
         workspace,
-        roots: sessionRoots(),
+        roots: {
+          visible: profile.workspace.visibleRoots,
+          writable: profile.workspace.writableRoots,
+          readOnly: [...READ_ONLY_MOUNTS],
+        },
+        systemPrompt: profile.instructions.agentSystemPrompt,
+        inlineCharLimit: profile.tools.externalResultInlineCharLimit,
         sessions: this.deps.sessions,
         recorder,
         clock: this.deps.clock,
-        retry: this.deps.retry,
+        retry: profile.run.modelRetry,
         sleep: this.deps.sleep,
       },
       signal,
     );
   }
 
-  /** The Session tool surface: every session-scope builtin unless a policy narrows it. */
-  #snapshot(runId: RunId): ToolSnapshot {
+  /** The shared Session profile (D13): the person's customization, else the built-in. */
+  async #sessionProfile(): Promise<{ profile: ProfileV5; source: 'builtIn' | 'stored' }> {
+    const resolved = resolveProfile(SESSION_PROFILE_ID, await this.deps.profiles.get(SESSION_PROFILE_ID));
+    if (!resolved) throw new HearthFailure(hearthError('agent.not_found', 'The Session profile is missing.'));
+    return resolved;
+  }
+
+  /** The run's frozen tool surface: the catalog narrowed by the profile (deny wins). */
+  #snapshot(runId: RunId, profile: ProfileV5): ToolSnapshot {
     const catalog = buildCatalog([builtinSource(this.deps.tools)]);
     if (!catalog.ok) throw new HearthFailure(catalog.error);
-    const policy: ToolPolicy = this.deps.sessionToolPolicy ?? {
-      allow: catalog.value.filter((t) => t.scopes.includes('session')).map((t) => t.toolId),
-      deny: [],
-      toolDescriptions: {},
+    const policy: ToolPolicy = {
+      allow: profile.tools.allow as ToolId[],
+      deny: profile.tools.deny as ToolId[],
+      toolDescriptions: profile.tools.toolDescriptions,
     };
     const { bindings } = prepareBindings(catalog.value, policy, 'session');
     const snapshot = createSnapshot(`snapshot_${runId}`, bindings, 'run_finish_allowed');

@@ -1,5 +1,6 @@
 import { openHearthDatabase, type HearthDatabase } from '$lib/adapters/db/database';
 import { DexieJournal } from '$lib/adapters/db/journal';
+import { DexieProfileStore } from '$lib/adapters/db/profile-store';
 import {
   DexieConnectionStore,
   DexieRunStore,
@@ -40,6 +41,7 @@ export interface RuntimeContext {
     journal: DexieJournal;
     connections: DexieConnectionStore;
     settings: DexieSettingsStore;
+    profiles: DexieProfileStore;
   };
   fetch: typeof fetch;
   gatewayFor: (connection: Connection) => ModelGateway;
@@ -54,6 +56,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     journal: new DexieJournal(db, systemClock),
     connections: new DexieConnectionStore(db),
     settings: new DexieSettingsStore(db),
+    profiles: new DexieProfileStore(db),
   };
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const gatewayFor = (c: Connection): ModelGateway => {
@@ -80,7 +83,6 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     tools: workspaceTools,
     clock: systemClock,
     ids: randomIds,
-    retry: { maxRetries: 3, intervalMs: 1000 },
     sleep,
   });
   return { options, db, stores, fetch: doFetch, gatewayFor, sessions };

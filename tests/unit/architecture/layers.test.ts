@@ -17,7 +17,8 @@ function importsOf(layer: string): { file: string; target: string }[] {
   const out: { file: string; target: string }[] = [];
   for (const file of files(join(ROOT, layer))) {
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)) {
+    // Not after `.`, a word character or a quote: `'profiles.import'` is a method name, not an import.
+    for (const m of text.matchAll(/(?<![\w.$'"])(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)) {
       const spec = m[1]!;
       let target: string;
       if (spec.startsWith('$lib/')) target = spec.slice(5);
@@ -35,7 +36,7 @@ const ALLOWED: Record<string, RegExp> = {
   ports: /^(domain|ports)\//,
   runtime: /^(domain|ports|runtime|tools)\/|^package:zod$/,
   tools: /^(domain|ports|tools)\/|^package:zod$/,
-  chat: /^(domain|chat)\//,
+  chat: /^(domain|chat)\/|^package:(zod|fflate)$/,
   client: /^(domain|client|worker\/(protocol|rpc)|worker\/runtime\.worker\?worker)/,
   ui: /^(domain|client|ui|worker\/protocol)|^package:(svelte|marked|dompurify|workbox-window)/,
 };

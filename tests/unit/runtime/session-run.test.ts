@@ -2,19 +2,20 @@ import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '$lib/domain/events';
 import { HearthFailure } from '$lib/domain/errors';
 import { builtinToolId } from '$lib/domain/tool-id';
+import { sessionProfile } from '$lib/domain/profile';
 import type { RunUpdate } from '$lib/domain/run-update';
 import { parseWorkspacePath } from '$lib/domain/workspace-path';
 import { SessionService, sessionWorkspaceKey } from '$lib/runtime/sessions';
 import { collect, runtimeHarness } from '../../support/runtime-harness';
 import { scriptedGateway } from '../../support/scripted-gateway';
 
-/** Every session-scope builtin, in ToolId order. */
+/** The Session profile's tools that exist, in its allow order (the shell comes later). */
 const SESSION_TOOLS = [
-  'workspace_apply_patch',
   'workspace_list_files',
-  'workspace_read_file',
   'workspace_search_files',
+  'workspace_read_file',
   'workspace_write_file',
+  'workspace_apply_patch',
 ];
 
 const events = (updates: RunUpdate[]) =>
@@ -55,6 +56,7 @@ describe('a Session run', () => {
     expect(types(updates)).toEqual([
       'run_created',
       'status_changed',
+      'profile_resolved',
       'context_assembled',
       'status_changed',
       'model_request_created',
@@ -145,19 +147,24 @@ describe('a Session run', () => {
 
   it('hides a denied tool: calling it is tool.unknown_tool, and it is not offered', async () => {
     const model = scriptedGateway([
-      { toolCalls: [{ callId: 'd1', name: 'workspace_write_file', arguments: '{"path":"work/a","content":"x"}' }] },
+      {
+        toolCalls: [
+          { callId: 'd1', name: 'workspace_write_file', arguments: '{"path":"work/a","content":"x"}' },
+        ],
+      },
       { text: 'ok' },
     ]);
-    const h = runtimeHarness(model.gateway, {
-      sessionToolPolicy: {
-        allow: [builtinToolId('workspace.read_file'), builtinToolId('workspace.write_file')],
-        deny: [builtinToolId('workspace.write_file')],
-        toolDescriptions: {},
-      },
+    const h = runtimeHarness(model.gateway);
+    const profile = sessionProfile();
+    await h.profiles.put({
+      ...profile,
+      tools: { ...profile.tools, deny: [builtinToolId('workspace.write_file')] },
     });
     const session = await h.service.create();
     await collect(h.service.send(session.id, 'go'));
-    expect(model.requests[0]!.tools.map((t) => t.name)).toEqual(['workspace_read_file']);
+    expect(model.requests[0]!.tools.map((t) => t.name)).toEqual(
+      SESSION_TOOLS.filter((t) => t !== 'workspace_write_file'),
+    );
     const result = model.requests[1]!.messages.at(-1)!.parts[0] as { content: string; isError: boolean };
     expect(result).toMatchObject({ isError: true });
     expect(result.content).toContain('There is no tool named `workspace_write_file`');

@@ -1,4 +1,3 @@
-import { DexieProfileStore } from '$lib/adapters/db/profile-store';
 import { BUILTIN_TOOL_NAMES } from '$lib/domain/builtin-tools';
 import { hearthError, HearthFailure } from '$lib/domain/errors';
 import {
@@ -47,7 +46,7 @@ const notFound = (id: string) =>
 
 /** Agent profiles: built-ins and the Dexie `profiles` table (runtime.md §3). */
 export function profileHandlers(ctx: RuntimeContext): Handlers<ProfileMethods, Record<never, never>> {
-  const store = new DexieProfileStore(ctx.db);
+  const store = ctx.stores.profiles;
 
   /** Tools known now; MCP and extension catalogs join here when they exist. */
   const validationContext = (previous?: ProfileV5): ProfileValidationContext => ({
@@ -75,11 +74,7 @@ export function profileHandlers(ctx: RuntimeContext): Handlers<ProfileMethods, R
 
   /** Ids in use: the built-ins and every stored row (readable or not). */
   const takenIds = async (): Promise<Set<string>> =>
-    new Set<string>([
-      DEFAULT_WRITER_ID,
-      SESSION_PROFILE_ID,
-      ...(await ctx.db.profiles.toCollection().primaryKeys()),
-    ]);
+    new Set<string>([DEFAULT_WRITER_ID, SESSION_PROFILE_ID, ...(await store.ids())]);
 
   async function save(document: unknown, replaces?: string): Promise<ProfileV5> {
     const decoded = migrateProfileDocument(document);
@@ -95,7 +90,8 @@ export function profileHandlers(ctx: RuntimeContext): Handlers<ProfileMethods, R
       throw new HearthFailure(
         hearthError('agent.profile_exists', `A profile with the id "${profile.id}" already exists.`),
       );
-    const previous = await resolve(replaces ?? profile.id);
+    // An unreadable saved version selected nothing that could be kept.
+    const previous = await resolve(replaces ?? profile.id).catch(() => undefined);
     const problems = validateProfile(profile, validationContext(previous?.profile));
     if (problems.length > 0) throw new HearthFailure(problemsToError(problems));
     await store.put(profile, { replaces: renaming ? replaces : undefined });
