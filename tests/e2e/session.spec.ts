@@ -192,4 +192,6 @@ test('the run view shows every round, tool call, arguments, result and changed f
   await expect(round1.locator('details', { hasText: 'Result' }).locator('pre')).toContainText('Wrote');
   await page.getByLabel('Show').selectOption('files');
   await expect(page.getByText('workspace_read_file')).toBeHidden();
+  await page.getByRole('button', { name: 'View this version' }).click();
+  await expect(page.getByRole('region', { name: 'File work/haiku.md (cp_000001)' })).toContainText('embers');
 });

@@ -16,6 +16,8 @@ const path = (raw: string): WorkspacePath => {
 
 /** Where a Session run keeps its records inside the session workspace (tools.md §7.2). */
 export const sessionAuditPaths = (runId: RunId) => ({
+  /** The run's own storage directory (checkpoints, inputs); hidden from model tools. */
+  runDir: path(`runs/${runId}`),
   /** Hidden runtime storage: never listed, read or written by model tools. */
   toolArgs: (round: number, stem: string) =>
     path(`runs/${runId}/tool-args/round-${round3(round)}-${stem}.json`),

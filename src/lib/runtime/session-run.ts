@@ -14,6 +14,8 @@ import { collectModelTurn, type ModelTurn } from './model-turn';
 import type { RunRecorder } from './run-recorder';
 import { sessionSystemPrompt } from './session-prompt';
 import { dispatchToolCall } from './tool-dispatch';
+import { createCheckpoint, type CheckpointReason } from './checkpoints';
+import type { WorkspacePath } from '$lib/domain/workspace-path';
 import type { ToolSnapshot } from './tool-snapshot';
 
 export interface RetryPolicy {
@@ -79,6 +81,19 @@ export async function runSessionLoop(
     await deps.sessions.appendMessages([stored]);
     messages.push(msg);
     recorder.publish({ type: 'message', message: stored });
+  };
+
+  const checkpointer = async (reason: CheckpointReason, paths: string[], eventSeq: number) => {
+    const created = await createCheckpoint(deps.workspace, {
+      runDir: audit.runDir,
+      runId: run.id,
+      reason,
+      eventSeq,
+      paths: paths as WorkspacePath[],
+      now: deps.clock.now(),
+    });
+    if (!created.ok) throw new HearthFailure(created.error);
+    return created.value;
   };
 
   await recorder.emit({
@@ -174,6 +189,7 @@ export async function runSessionLoop(
           recorder,
           invocationId: ROOT_INVOCATION,
           clock: deps.clock,
+          checkpoint: checkpointer,
         });
         await save({
           role: 'tool',

@@ -10,6 +10,7 @@ import type { Workspace } from '$lib/ports/workspace';
 import { failure, type ToolContext, type ToolEffect, type ToolOutcome } from '$lib/tools/tool';
 import { validateToolInput } from '$lib/tools/validate';
 import { callStem, type AuditPaths } from './audit-paths';
+import type { CheckpointReason } from './checkpoints';
 import type { ModelToolCall } from './model-turn';
 import type { RunRecorder } from './run-recorder';
 import { DEFAULT_INLINE_CHAR_LIMIT, projectLongResult } from './result-projection';
@@ -44,9 +45,6 @@ export interface DispatchDeps {
     eventSeq: number,
   ) => Promise<{ checkpointId: string }>;
 }
-
-export type CheckpointReason =
-  'tool_workspace_write' | 'tool_workspace_patch' | 'direct_output_capture' | 'chat_commit';
 
 const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value, null, 2));
 

@@ -11,14 +11,25 @@ export type { ToolScope } from '$lib/domain/tool-scope';
 import type { ToolScope } from '$lib/domain/tool-scope';
 
 /** A change a tool made that the runtime must journal and checkpoint. */
-export type ToolEffect = {
-  type: 'file-written';
-  path: string;
-  mode: 'replace' | 'append';
-  chars: number;
-  words: number;
-  sha256: string;
-};
+export type ToolEffect =
+  | {
+      type: 'file-written';
+      path: string;
+      mode: 'replace' | 'append';
+      chars: number;
+      words: number;
+      sha256: string;
+    }
+  | {
+      type: 'file-patched';
+      path: string;
+      chars: number;
+      words: number;
+      oldSha256: string;
+      sha256: string;
+      /** Occurrences of `old_string` replaced (all of them with `replace_all`, else 1). */
+      replacements: number;
+    };
 
 /** What a tool returns; the runtime adds call id and tool id to make an AgentToolResult. */
 export interface ToolOutcome {

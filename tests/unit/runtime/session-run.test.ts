@@ -66,6 +66,8 @@ describe('a Session run', () => {
       'tool_call_started',
       'status_changed',
       'workspace_file_written',
+      'status_changed',
+      'checkpoint_created',
       'tool_result_stored',
       'tool_call_completed',
       'status_changed',
@@ -97,6 +99,26 @@ describe('a Session run', () => {
 
     expect(await readText(h, session.id, 'work/a.md')).toBe('hello');
     const stored = await h.service.get(session.id);
+    // The write was checkpointed: a copy of the new content, tied to the journal event.
+    const runId = stored.runs[0]!.id;
+    const written = events(updates).find((e) => e.type === 'workspace_file_written')!;
+    expect(events(updates).find((e) => e.type === 'checkpoint_created')?.payload).toEqual({
+      checkpointId: 'cp_000001',
+      reason: 'tool_workspace_write',
+    });
+    expect(await readText(h, session.id, `runs/${runId}/checkpoints/cp_000001/files/work/a.md`)).toBe(
+      'hello',
+    );
+    expect(
+      JSON.parse((await readText(h, session.id, `runs/${runId}/checkpoints/cp_000001/checkpoint.json`))!),
+    ).toMatchObject({
+      id: 'cp_000001',
+      seq: 1,
+      runId,
+      reason: 'tool_workspace_write',
+      eventSeq: written.seq,
+      files: [{ path: 'work/a.md', bytes: 5 }],
+    });
     expect(stored.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect(stored.runs[0]).toMatchObject({ status: 'completed', rounds: 2, usage: { totalTokens: 30 } });
     expect(stored.session.title).toBe('write hello');

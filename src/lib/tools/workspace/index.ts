@@ -1,8 +1,17 @@
 import type { BuiltinTool } from '../tool';
+import { applyPatchTool } from './apply-patch';
+import { listFilesTool } from './list-files';
 import { readFileTool } from './read-file';
+import { searchFilesTool } from './search-files';
 import { writeFileTool } from './write-file';
 
 export { ReadState } from './read-state';
-export { readFileTool, writeFileTool };
+export { applyPatchTool, listFilesTool, readFileTool, searchFilesTool, writeFileTool };
 
-export const workspaceTools: readonly BuiltinTool[] = [readFileTool, writeFileTool];
+export const workspaceTools: readonly BuiltinTool[] = [
+  listFilesTool,
+  searchFilesTool,
+  readFileTool,
+  writeFileTool,
+  applyPatchTool,
+];

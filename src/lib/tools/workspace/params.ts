@@ -13,3 +13,10 @@ export const requiredString = (key: string) =>
   });
 
 export const optionalString = (key: string) => z.string({ error: `${key} must be a string` }).optional();
+
+/**
+ * An optional string for which `null` also means absent; the JSON Schema offered to the model
+ * says only `string`, which every provider accepts.
+ */
+export const optionalNullableString = (key: string) =>
+  z.preprocess((v) => (v === null ? undefined : v), optionalString(key));

@@ -60,6 +60,25 @@ export class ReadState {
     }
   }
 
+  /**
+   * A patch succeeded. After a full read the new content is fully known. After a partial read
+   * only the observed texts are known: each has its first occurrence of `oldString` replaced by
+   * `newString` (a partial-read patch replaces one occurrence), and the patch flag is cleared.
+   */
+  recordPatch(path: WorkspacePath, patch: { sha256: string; oldString: string; newString: string }): void {
+    const prev = this.#files.get(path);
+    if (!prev) return;
+    if (prev.fullRead) {
+      this.recordFullRead(path, patch.sha256);
+      return;
+    }
+    const observed = prev.observed.map((text) => {
+      const at = text.indexOf(patch.oldString);
+      return at < 0 ? text : text.slice(0, at) + patch.newString + text.slice(at + patch.oldString.length);
+    });
+    this.#files.set(path, { sha256: patch.sha256, fullRead: false, observed, patchRequiresFullRead: false });
+  }
+
   /** True when the text was seen in this content: a full read, or inside some partial read. */
   hasObserved(path: WorkspacePath, text: string): boolean {
     const state = this.#files.get(path);

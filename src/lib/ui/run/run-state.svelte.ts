@@ -3,6 +3,7 @@ import type { HearthError } from '$lib/domain/errors';
 import type { RunEvent } from '$lib/domain/events';
 import { isTerminal, type RunId, type RunRecord } from '$lib/domain/run';
 import { describeError } from '../errors';
+import type { WorkspaceFile } from '$lib/worker/protocol';
 import { toRounds } from './timeline';
 
 /** One run's record and journal, followed live while the run works. */
@@ -43,6 +44,20 @@ export class RunState {
     for await (const u of this.client.runs.watch(this.runId)) {
       if (u.type === 'event') this.events.push(u.event);
       if (u.type === 'run') this.run = u.run;
+    }
+  }
+
+  /** A file as a checkpoint kept it; the viewer shows it under its workspace path. */
+  async readVersion(checkpointId: string, path: string): Promise<WorkspaceFile | null> {
+    try {
+      const file = await this.client.runs.file(
+        this.runId,
+        `runs/${this.runId}/checkpoints/${checkpointId}/files/${path}`,
+      );
+      return { ...file, path: `${path} (${checkpointId})` };
+    } catch (e) {
+      this.error = describeError(e);
+      return null;
     }
   }
 

@@ -1,11 +1,24 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { builtinCallName } from '$lib/domain/tool-id';
-import { readFileTool, workspaceTools, writeFileTool } from '$lib/tools/workspace';
+import {
+  applyPatchTool,
+  listFilesTool,
+  readFileTool,
+  searchFilesTool,
+  workspaceTools,
+  writeFileTool,
+} from '$lib/tools/workspace';
 
 describe('workspaceTools', () => {
   it('lists the workspace builtins with fixed call names', () => {
-    expect(workspaceTools).toEqual([readFileTool, writeFileTool]);
+    expect(workspaceTools).toEqual([
+      listFilesTool,
+      searchFilesTool,
+      readFileTool,
+      writeFileTool,
+      applyPatchTool,
+    ]);
     for (const tool of workspaceTools) {
       expect(tool.id).toBe(`builtin:${tool.name}`);
       expect(tool.callName).toBe(builtinCallName(tool.name));
@@ -29,5 +42,10 @@ describe('workspaceTools', () => {
     }
     expect(z.toJSONSchema(readFileTool.parameters)).toMatchObject({ required: ['path'] });
     expect(z.toJSONSchema(writeFileTool.parameters)).toMatchObject({ required: ['path', 'content'] });
+    expect(z.toJSONSchema(listFilesTool.parameters)).not.toHaveProperty('required');
+    expect(z.toJSONSchema(searchFilesTool.parameters)).toMatchObject({ required: ['query'] });
+    expect(z.toJSONSchema(applyPatchTool.parameters)).toMatchObject({
+      required: ['path', 'old_string', 'new_string'],
+    });
   });
 });

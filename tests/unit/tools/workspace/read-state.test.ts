@@ -106,4 +106,32 @@ describe('ReadState (tools.md §12.3)', () => {
     s.recordFullRead(path, 'h1');
     expect(s.get(wp('work/b.md'))).toBeUndefined();
   });
+
+  it('patch after a full read: full read at the new sha', () => {
+    const s = new ReadState();
+    s.recordFullRead(path, 'h1');
+    s.recordPatch(path, { sha256: 'h2', oldString: 'a', newString: 'b' });
+    expect(s.get(path)).toEqual({ sha256: 'h2', fullRead: true, observed: [], patchRequiresFullRead: false });
+  });
+
+  it('patch after a partial read: new sha, first occurrence replaced in each observed text, flag cleared', () => {
+    const s = new ReadState();
+    s.recordPartialRead(path, 'h1', 'x a a');
+    s.recordPartialRead(path, 'h1', 'nothing');
+    s.recordPartialRead(path, 'h1', 'a$');
+    s.requireFullReadForPatch(path);
+    s.recordPatch(path, { sha256: 'h2', oldString: 'a', newString: '$&' });
+    expect(s.get(path)).toEqual({
+      sha256: 'h2',
+      fullRead: false,
+      observed: ['x $& a', 'nothing', '$&$'],
+      patchRequiresFullRead: false,
+    });
+  });
+
+  it('patch without state records nothing', () => {
+    const s = new ReadState();
+    s.recordPatch(path, { sha256: 'h2', oldString: 'a', newString: 'b' });
+    expect(s.get(path)).toBeUndefined();
+  });
 });

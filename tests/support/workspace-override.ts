@@ -1,0 +1,14 @@
+import type { Workspace } from '$lib/ports/workspace';
+
+/** A workspace that forwards to `ws` except for the methods in `patch` (class methods do not spread). */
+export function overrideWorkspace(ws: Workspace, patch: Partial<Workspace>): Workspace {
+  return {
+    stat: (p) => ws.stat(p),
+    read: (p) => ws.read(p),
+    write: (p, d, g) => ws.write(p, d, g),
+    append: (p, d) => ws.append(p, d),
+    list: (d) => ws.list(d),
+    remove: (p) => ws.remove(p),
+    ...patch,
+  };
+}
