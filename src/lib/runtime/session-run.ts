@@ -14,6 +14,7 @@ import { collectModelTurn, type ModelTurn } from './model-turn';
 import type { RunRecorder } from './run-recorder';
 import { sessionSystemPrompt } from './session-prompt';
 import { dispatchToolCall } from './tool-dispatch';
+import { pairToolCalls } from './history';
 import { createCheckpoint, type CheckpointReason } from './checkpoints';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
 import type { ToolSnapshot } from './tool-snapshot';
@@ -66,7 +67,7 @@ export async function runSessionLoop(
     role: 'system',
     parts: [{ type: 'text', text: deps.systemPrompt ?? sessionSystemPrompt(deps.roots, snapshot) }],
   };
-  const messages: ModelMessage[] = history.map(({ role, parts }) => ({ role, parts }));
+  const messages: ModelMessage[] = pairToolCalls(history.map(({ role, parts }) => ({ role, parts })));
   let nextIndex = history.length;
 
   const save = async (msg: ModelMessage, interrupted = false) => {

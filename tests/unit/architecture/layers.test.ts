@@ -35,7 +35,7 @@ const ALLOWED: Record<string, RegExp> = {
   domain: /^(domain\/|package:zod$)/,
   ports: /^(domain|ports)\//,
   runtime: /^(domain|ports|runtime|tools)\/|^package:zod$/,
-  tools: /^(domain|ports|tools)\/|^package:zod$/,
+  tools: /^(domain|ports|tools)\/|^package:(zod|re2js)$/,
   chat: /^(domain|chat)\/|^package:(zod|fflate)$/,
   client: /^(domain|client|worker\/(protocol|rpc)|worker\/runtime\.worker\?worker)/,
   ui: /^(domain|client|ui|worker\/protocol)|^package:(svelte|marked|dompurify|workbox-window)/,

@@ -335,3 +335,29 @@ describe('recovery at start-up', () => {
     expect((await h.runs.get(first.run.id))?.status).toBe('cancelled');
   });
 });
+
+describe('history after an interrupted run', () => {
+  it('sends an unknown-outcome result for a call that never got one, and never replays it', async () => {
+    const model = scriptedGateway([{ text: 'checked' }]);
+    const h = runtimeHarness(model.gateway);
+    const session = await h.service.create();
+    const base = { sessionId: session.id, runId: null, createdAt: 0 };
+    await h.sessions.appendMessages([
+      { ...base, index: 0, role: 'user', parts: [{ type: 'text', text: 'write it' }] },
+      {
+        ...base,
+        index: 1,
+        role: 'assistant',
+        parts: [
+          { type: 'tool-call', callId: 'lost_1', name: 'workspace_write_file', input: { path: 'work/x' } },
+        ],
+      },
+    ]);
+    await collect(h.service.send(session.id, 'did it work?'));
+    const sent = model.requests[0]!.messages;
+    expect(sent.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'user']);
+    expect(sent[3]!.parts[0]).toMatchObject({ callId: 'lost_1', isError: true });
+    expect((sent[3]!.parts[0] as { content: string }).content).toContain('unknown');
+    expect(await readText(h, session.id, 'work/x')).toBeNull();
+  });
+});
