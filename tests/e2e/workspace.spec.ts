@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { unzipSync } from 'fflate';
-import { expect, expectReply, send, startSession, test } from './fixtures';
+import { addScriptedConnection, expect, expectReply, send, startSession, test } from './fixtures';
 
 test('upload files, let the agent read them, and download the workspace as a zip', async ({ page }) => {
   await startSession(page, 'write a haiku about moss');
@@ -30,4 +30,38 @@ test('upload files, let the agent read them, and download the workspace as a zip
   // Runtime storage stays out of the person's archive.
   expect(names.some((n) => n.startsWith('runs/'))).toBe(false);
   expect(new TextDecoder().decode(entries['work/notes.txt'])).toBe('remember the moss\n');
+});
+
+test('an agent writes, reads part of a file, patches it and lists files through the real loop', async ({
+  page,
+  llm,
+}) => {
+  const call = (id: string, name: string, args: object) => ({
+    text: [],
+    toolCalls: [{ id, name, arguments: [JSON.stringify(args)] }],
+  });
+  llm.script(
+    call('c1', 'workspace_write_file', { path: 'work/story.md', content: 'one\ntwo\nthree\nfour\nfive\n' }),
+    call('c2', 'workspace_read_file', { path: 'work/story.md', start_line: 2, line_count: 2 }),
+    call('c3', 'workspace_apply_patch', { path: 'work/story.md', old_string: 'two', new_string: 'TWO' }),
+    call('c4', 'workspace_list_files', { path: 'work' }),
+    { text: ['All done.'] },
+  );
+  await addScriptedConnection(page, llm);
+  await startSession(page, 'edit the story');
+  await expectReply(page, 'All done.');
+
+  const last = llm.requests.filter((r) => r.path.endsWith('/chat/completions')).at(-1)!.body as {
+    messages: { role: string; tool_call_id?: string; content: string }[];
+  };
+  const result = (id: string) =>
+    last.messages.find((m) => m.role === 'tool' && m.tool_call_id === id)!.content;
+  expect(result('c2')).toContain('work/story.md lines 2-3 of 5');
+  expect(result('c2')).toContain('2 | two');
+  expect(result('c3')).toContain('Patched work/story.md with 1 replacement');
+  expect(result('c4')).toContain('work/story.md');
+
+  const workspace = page.getByRole('complementary', { name: 'Workspace' });
+  await workspace.getByRole('button', { name: /story\.md/ }).click();
+  await expect(workspace.getByRole('region', { name: 'File work/story.md' })).toContainText('TWO');
 });
