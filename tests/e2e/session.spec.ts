@@ -93,7 +93,10 @@ test('history and workspace files survive a reload', async ({ page }) => {
   await expect(workspace.getByRole('region', { name: 'File work/haiku.md' })).toContainText('lanterns');
 });
 
-test('a reply cut off by closing the tab is marked interrupted after a reload', async ({ page, llm }) => {
+test('a reply cut off by closing the tab is marked interrupted, and Resume finishes it', async ({
+  page,
+  llm,
+}) => {
   llm.script({ text: Array.from({ length: 80 }, (_, i) => `w${i} `), delayMs: 100 });
   await addScriptedConnection(page, llm);
   await startSession(page, 'go on');
@@ -102,6 +105,49 @@ test('a reply cut off by closing the tab is marked interrupted after a reload', 
   await expect(page.getByText('Interrupted: the tab running this reply was closed')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden();
   await expect(page.locator('.message.user')).toContainText('go on');
+
+  llm.script({ text: ['Resumed ', 'and done.'] });
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await expectReply(page, 'Resumed and done.');
+  // The same run: one "details" link, for a run of 2 rounds (the cut-off one and the resumed one).
+  await expect(page.locator('.run-link')).toHaveCount(1);
+});
+
+test('two tabs on one session: the second follows the first live and can stop it', async ({ page, llm }) => {
+  llm.script({ text: Array.from({ length: 120 }, (_, i) => `t${i} `), delayMs: 100 });
+  await addScriptedConnection(page, llm);
+  await startSession(page, 'long one');
+  await expect(page.locator('.message.streaming')).toContainText('t1');
+  const second = await page.context().newPage();
+  await second.goto(page.url());
+  await expect(second.locator('.message.streaming')).toContainText(/t\d+/);
+  await expect(second.getByRole('button', { name: 'Stop' })).toBeVisible();
+  await second.getByRole('button', { name: 'Stop' }).click();
+  await expect(page.getByText('Stopped here; the text above is what arrived.')).toBeVisible();
+  await expect(second.getByRole('button', { name: 'Send' })).toBeVisible();
+});
+
+test('an instruction added while the agent works reaches its next request', async ({ page, llm }) => {
+  llm.script(
+    {
+      text: ['Writing a draft.'],
+      delayMs: 300,
+      toolCalls: [
+        { id: 'g1', name: 'workspace_write_file', arguments: ['{"path":"work/d.md","content":"draft"}'] },
+      ],
+    },
+    { text: ['Done with your note in mind.'] },
+  );
+  await addScriptedConnection(page, llm);
+  await startSession(page, 'draft something');
+  await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible();
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('Keep it short.');
+  await box.press('Enter');
+  await expectReply(page, 'Done with your note in mind.');
+  await expect(page.locator('.message.user.guidance')).toContainText('Keep it short.');
+  const chats = llm.requests.filter((r) => r.path.endsWith('/chat/completions'));
+  expect(JSON.stringify(chats.at(-1)!.body)).toContain('Keep it short.');
 });
 
 test('the app loads offline from the service worker and shows stored data', async ({ page, context }) => {

@@ -1,8 +1,18 @@
 import type { ConnectionDraft } from '$lib/domain/connection';
+import type { PrunedLevel, RetentionPolicy } from '$lib/domain/retention';
 import type { RunId } from '$lib/domain/run';
 import type { Endpoint } from '$lib/worker/rpc';
 import { RpcClient } from '$lib/worker/rpc';
-import type { HearthMethods, HearthStreams } from '$lib/worker/protocol';
+import type {
+  CharacterCardPatch,
+  HearthMethods,
+  HearthStreams,
+  Lorebook,
+} from '$lib/worker/protocol';
+
+/** The buffer behind `bytes`, to transfer rather than copy. */
+const transferOf = (bytes: Uint8Array | null | undefined): Transferable[] =>
+  bytes && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [];
 
 /**
  * The page-side API (`window.hearth`): what the UI and extensions call. Every method forwards
@@ -29,6 +39,8 @@ export class HearthClient {
 
   readonly runs = {
     watch: (runId: RunId) => this.#rpc.stream('runs.watch', { runId }),
+    resume: (runId: RunId) => this.#rpc.stream('runs.resume', { runId }),
+    guide: (runId: RunId, text: string) => this.#rpc.call('runs.guide', { runId, text }),
     cancel: (runId: RunId) => this.#rpc.call('runs.cancel', { runId }),
     get: (runId: RunId) => this.#rpc.call('runs.get', { runId }),
     file: (runId: RunId, path: string) => this.#rpc.call('runs.file', { runId, path }),
@@ -75,8 +87,81 @@ export class HearthClient {
       this.#rpc.call('profiles.validate', { text, original }, { signal }),
   };
 
+  /**
+   * Characters (SillyTavern cards). Bytes (card files, avatars) are transferred to the worker:
+   * the caller's buffer is detached afterwards.
+   */
+  readonly characters = {
+    list: () => this.#rpc.call('characters.list', undefined),
+    get: (id: string) => this.#rpc.call('characters.get', { id }),
+    create: (name: string) => this.#rpc.call('characters.create', { name }),
+    /** `avatar`: a PNG, or null to remove it; `lorebookIds`: attached lorebooks in order. */
+    update: (
+      id: string,
+      patch: { card?: CharacterCardPatch; avatar?: Uint8Array | null; lorebookIds?: string[] },
+    ) => this.#rpc.call('characters.update', { id, ...patch }, { transfer: transferOf(patch.avatar) }),
+    duplicate: (id: string) => this.#rpc.call('characters.duplicate', { id }),
+    delete: (id: string) => this.#rpc.call('characters.delete', { id }),
+    /** A card file (PNG, JSON or CHARX); refused with a coded error naming the problem. */
+    import: (fileName: string, bytes: Uint8Array) =>
+      this.#rpc.call('characters.import', { fileName, bytes }, { transfer: transferOf(bytes) }),
+    /** PNG (default with an avatar) or JSON: `{fileName, mimeType, bytes}`. */
+    export: (id: string, format?: 'png' | 'json') => this.#rpc.call('characters.export', { id, format }),
+  };
+
+  /** Personas and the default persona. */
+  readonly personas = {
+    list: () => this.#rpc.call('personas.list', undefined),
+    create: (input: { name: string; description?: string; avatar?: Uint8Array }) =>
+      this.#rpc.call('personas.create', input, { transfer: transferOf(input.avatar) }),
+    /** `avatar: null` removes the avatar. */
+    update: (id: string, patch: { name?: string; description?: string; avatar?: Uint8Array | null }) =>
+      this.#rpc.call('personas.update', { id, ...patch }, { transfer: transferOf(patch.avatar) }),
+    delete: (id: string) => this.#rpc.call('personas.delete', { id }),
+    setDefault: (id: string | null) => this.#rpc.call('personas.setDefault', { id }),
+  };
+
+  /** Lorebooks (SillyTavern world info), attached globally or per character. */
+  readonly lorebooks = {
+    list: () => this.#rpc.call('lorebooks.list', undefined),
+    get: (id: string) => this.#rpc.call('lorebooks.get', { id }),
+    create: (name: string) => this.#rpc.call('lorebooks.create', { name }),
+    update: (id: string, book: Lorebook) => this.#rpc.call('lorebooks.update', { id, book }),
+    delete: (id: string) => this.#rpc.call('lorebooks.delete', { id }),
+    /** A SillyTavern world info JSON file. */
+    import: (fileName: string, bytes: Uint8Array) =>
+      this.#rpc.call('lorebooks.import', { fileName, bytes }, { transfer: transferOf(bytes) }),
+    export: (id: string) => this.#rpc.call('lorebooks.export', { id }),
+    setGlobal: (id: string, global: boolean) => this.#rpc.call('lorebooks.setGlobal', { id, global }),
+  };
+
+  /** Usage, quota and persistence of this origin's storage. */
   readonly storage = {
     estimate: () => this.#rpc.call('storage.estimate', undefined),
+    /**
+     * Asks the browser to keep Hearth's data (no eviction under storage pressure). The request
+     * is made here on the page: `navigator.storage.persist()` is exposed to windows only, and
+     * some browsers answer with a permission prompt. The worker then reports the outcome.
+     */
+    persist: async () => {
+      const storage = globalThis.navigator?.storage as
+        (StorageManager & { persist?: () => Promise<boolean> }) | undefined;
+      const pageAnswer = typeof storage?.persist === 'function' ? await storage.persist() : undefined;
+      return this.#rpc.call('storage.persist', { pageAnswer });
+    },
+  };
+
+  /** Settings kept in the database: retention of finished runs (runtime.md §1.17.6). */
+  readonly settings = {
+    retention: {
+      get: () => this.#rpc.call('settings.retention.get', undefined),
+      set: (policy: RetentionPolicy) => this.#rpc.call('settings.retention.set', policy),
+      /** The dry run: which runs lose what, and the bytes and events that would be freed. */
+      preview: (policy?: RetentionPolicy) => this.#rpc.call('settings.retention.preview', { policy }),
+      /** Prunes, reporting progress; `only` = the previewed runs (nothing beyond them goes). */
+      apply: (policy?: RetentionPolicy, only?: { runId: RunId; prune: PrunedLevel }[]) =>
+        this.#rpc.stream('settings.retention.apply', { policy, only }),
+    },
   };
 
   /** Fails everything pending (the worker is gone). */

@@ -99,6 +99,31 @@ export interface RunEventPayloads {
     checkpointId: string;
     reason: 'tool_workspace_write' | 'tool_workspace_patch' | 'direct_output_capture' | 'chat_commit';
   };
+  user_guidance_submitted: {
+    guidanceId: string;
+    clientGuidanceId: string | null;
+    invocationId: string;
+    status: 'queued';
+    submittedAt: number;
+    /** The only event that inlines the full text. */
+    text: string;
+    chars: number;
+    words: number;
+    preview: string;
+  };
+  user_guidance_applied: {
+    guidanceIds: string[];
+    count: number;
+    chars: number;
+    words: number;
+    preview: string;
+    round: number;
+    invocationId: string;
+    messageIndex: number;
+  };
+  user_guidance_discarded: { guidanceIds: string[]; count: number; reason: string };
+  /** A Hearth addition: an interrupted or retryable failed run continues (D10). */
+  run_resumed: { from: RunStatus; round: number };
   run_cancel_requested: null;
   run_cancelled: { message?: string };
   run_completed: null;

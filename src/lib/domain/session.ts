@@ -18,6 +18,8 @@ export interface SessionMessage extends ModelMessage {
   createdAt: number;
   /** The run was stopped while this message streamed: it holds what arrived until then. */
   interrupted?: boolean;
+  /** An instruction the person added while a run was working (merged guidance). */
+  guidance?: boolean;
 }
 
 export interface SessionSummary extends SessionRecord {

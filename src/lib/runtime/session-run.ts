@@ -15,6 +15,7 @@ import type { RunRecorder } from './run-recorder';
 import { sessionSystemPrompt } from './session-prompt';
 import { dispatchToolCall } from './tool-dispatch';
 import { pairToolCalls } from './history';
+import { guidanceMessage, type GuidanceMailbox } from './guidance';
 import { createCheckpoint, type CheckpointReason } from './checkpoints';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
 import type { ToolSnapshot } from './tool-snapshot';
@@ -33,6 +34,10 @@ export interface SessionRunDeps {
   systemPrompt?: string | null;
   /** The profile's inline limit for MCP and extension results. */
   inlineCharLimit?: number;
+  /** The person's pending instructions for this run. */
+  guidance?: Pick<GuidanceMailbox, 'take' | 'pending'>;
+  /** The first round's number: 1 for a new run, the next one when a run resumes. */
+  startRound?: number;
   sessions: SessionStore;
   recorder: RunRecorder;
   clock: Clock;
@@ -70,18 +75,40 @@ export async function runSessionLoop(
   const messages: ModelMessage[] = pairToolCalls(history.map(({ role, parts }) => ({ role, parts })));
   let nextIndex = history.length;
 
-  const save = async (msg: ModelMessage, interrupted = false) => {
+  const save = async (msg: ModelMessage, flags: { interrupted?: true; guidance?: true } = {}) => {
     const stored: SessionMessage = {
       ...msg,
       sessionId,
       index: nextIndex++,
       runId: run.id,
       createdAt: deps.clock.now(),
-      ...(interrupted ? { interrupted } : {}),
+      ...flags,
     };
     await deps.sessions.appendMessages([stored]);
     messages.push(msg);
     recorder.publish({ type: 'message', message: stored });
+    return stored;
+  };
+
+  /** Pending guidance becomes one user message before the next request (runtime.md §1.13). */
+  const applyGuidance = async (round: number) => {
+    const items = deps.guidance?.take() ?? [];
+    if (items.length === 0) return;
+    const text = guidanceMessage(items);
+    const stored = await save({ role: 'user', parts: [{ type: 'text', text }] }, { guidance: true });
+    const metrics = textMetrics(items.map((i) => i.text).join('\n'));
+    await recorder.emit({
+      type: 'user_guidance_applied',
+      payload: {
+        guidanceIds: items.map((i) => i.guidanceId),
+        count: items.length,
+        ...metrics,
+        preview: items.at(-1)!.preview,
+        round,
+        invocationId: ROOT_INVOCATION,
+        messageIndex: stored.index,
+      },
+    });
   };
 
   const checkpointer = async (reason: CheckpointReason, paths: string[], eventSeq: number) => {
@@ -107,8 +134,9 @@ export async function runSessionLoop(
   });
 
   try {
-    for (let round = 1; ; round++) {
+    for (let round = deps.startRound ?? 1; ; round++) {
       if (signal.aborted) return { kind: 'cancelled' };
+      await applyGuidance(round);
       await recorder.setStatus('calling_model');
       const request: ModelRequest = {
         model: run.model,
@@ -134,7 +162,7 @@ export async function runSessionLoop(
       if (outcome.kind !== 'completed') {
         const partial = outcome.partial;
         if (partial.text.trim() || partial.reasoning.trim())
-          await save(assistantMessage(partial, false), true);
+          await save(assistantMessage(partial, false), { interrupted: true });
         return outcome.kind === 'cancelled'
           ? { kind: 'cancelled' }
           : { kind: 'failed', error: outcome.error };
@@ -176,7 +204,11 @@ export async function runSessionLoop(
       await save(assistantMessage(turn, true));
 
       // In a Session a text-only turn is the answer (D4).
-      if (turn.toolCalls.length === 0) return { kind: 'completed' };
+      // Guidance that arrived while the answer streamed gets another round instead of being lost.
+      if (turn.toolCalls.length === 0) {
+        if (deps.guidance && deps.guidance.pending > 0) continue;
+        return { kind: 'completed' };
+      }
 
       for (const call of turn.toolCalls) {
         if (signal.aborted) return { kind: 'cancelled' };

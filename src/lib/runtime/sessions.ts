@@ -1,6 +1,6 @@
 import { DEMO_CONNECTION, type Connection } from '$lib/domain/connection';
 import { hearthError, HearthFailure } from '$lib/domain/errors';
-import { isTerminal, type RunId, type RunRecord } from '$lib/domain/run';
+import { isTerminal, ROOT_INVOCATION, type RunId, type RunRecord } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
 import {
   titleFromPrompt,
@@ -9,8 +9,9 @@ import {
   type SessionSummary,
 } from '$lib/domain/session';
 import { READ_ONLY_MOUNTS } from '$lib/domain/workspace-roots';
-import { resolveProfile, SESSION_PROFILE_ID, type ProfileV5 } from '$lib/domain/profile';
+import { migrateProfile, resolveProfile, SESSION_PROFILE_ID, type ProfileV5 } from '$lib/domain/profile';
 import type { ProfileStore } from '$lib/ports/profiles';
+import type { RunBus } from '$lib/ports/run-bus';
 import type { ToolId } from '$lib/domain/tool-id';
 import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
 import type { Clock, Ids } from '$lib/ports/clock';
@@ -22,6 +23,7 @@ import type { Workspace, WorkspaceStore } from '$lib/ports/workspace';
 import type { BuiltinTool } from '$lib/tools/tool';
 import { AsyncQueue, RunFeed } from './run-feed';
 import { RunRecorder } from './run-recorder';
+import { GuidanceMailbox } from './guidance';
 import { runSessionLoop, type SessionRunEnd } from './session-run';
 import { prepareBindings, type ToolPolicy } from './tool-bindings';
 import { buildCatalog, builtinSource } from './tool-catalog';
@@ -41,6 +43,8 @@ export interface SessionServiceDeps {
   clock: Clock;
   ids: Ids;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Other tabs: optional (a single tab, or Node tests, need none). */
+  bus?: RunBus;
 }
 
 export const DEFAULT_CONNECTION_KEY = 'defaultConnectionId';
@@ -50,6 +54,7 @@ interface ActiveRun {
   controller: AbortController;
   recorder: RunRecorder;
   done: Promise<void>;
+  guidance: GuidanceMailbox;
 }
 
 /**
@@ -60,7 +65,19 @@ export class SessionService {
   readonly #feed = new RunFeed();
   readonly #active = new Map<string, ActiveRun>();
 
-  constructor(private readonly deps: SessionServiceDeps) {}
+  constructor(private readonly deps: SessionServiceDeps) {
+    // Another tab's runs: follow their updates; stop them when asked and they are ours.
+    deps.bus?.listen((m) => {
+      if (m.type === 'update' && !this.#active.has(m.runId)) this.#feed.publish(m.runId, m.update);
+      if (m.type === 'cancel' && this.#active.has(m.runId)) void this.cancel(m.runId as RunId);
+    });
+  }
+
+  /** Local subscribers first, then other tabs. */
+  #publish(runId: string, update: RunUpdate): void {
+    this.#feed.publish(runId, update);
+    this.deps.bus?.post({ type: 'update', runId, update });
+  }
 
   /**
    * Marks runs left unfinished by a closed or crashed tab as `interrupted`. Each waits for its
@@ -79,7 +96,7 @@ export class SessionService {
             runs: this.deps.runs,
             journal: this.deps.journal,
             clock: this.deps.clock,
-            publish: (u) => this.#feed.publish(run.id, u),
+            publish: (u) => this.#publish(run.id, u),
           });
           const reason = 'The tab running this reply was closed before it finished.';
           await recorder.setStatus('interrupted', {}, reason);
@@ -233,56 +250,128 @@ export class SessionService {
   /** Stops a run of this tab: the stream is aborted at once and everything written is kept. */
   async cancel(runId: RunId): Promise<void> {
     const active = this.#active.get(runId);
-    if (!active || active.controller.signal.aborted) return;
+    if (!active) {
+      // Running in another tab: that tab stops it (its lock keeps everyone else out).
+      this.deps.bus?.post({ type: 'cancel', runId });
+      return;
+    }
+    if (active.controller.signal.aborted) return;
     await active.recorder.emit({ type: 'run_cancel_requested', payload: null });
     await active.recorder.setStatus('cancelling');
     active.controller.abort();
     await active.done;
   }
 
+  /**
+   * Continues an interrupted run, or a failed one whose error was retryable, as the same run
+   * (D10): from its saved messages and workspace, with its frozen profile. Confirmed tool effects
+   * are never replayed; a call whose result was never recorded is reported as unknown.
+   */
+  resume(runId: RunId): AsyncIterable<RunUpdate> {
+    const queue = new AsyncQueue<RunUpdate>();
+    void (async () => {
+      const run = await this.run(runId);
+      const resumable =
+        run.status === 'interrupted' || (run.status === 'failed' && run.error?.retryable === true);
+      if (!resumable) {
+        throw new HearthFailure(
+          hearthError(
+            'agent.resume_refused',
+            'Only an interrupted reply, or one that failed for a passing reason, can be resumed.',
+          ),
+        );
+      }
+      await this.#drive(
+        run.target.sessionId,
+        queue,
+        async (session, connection) => {
+          const current = await this.run(runId);
+          if (current.status !== run.status) {
+            throw new HearthFailure(
+              hearthError('agent.resume_refused', 'This reply changed meanwhile; reload the page.'),
+            );
+          }
+          return { run: { ...current, error: undefined }, connection, session };
+        },
+        async (recorder) => {
+          await recorder.emit({ type: 'run_resumed', payload: { from: run.status, round: run.rounds + 1 } });
+        },
+      );
+    })().catch((e) => queue.fail(e));
+    return queue;
+  }
+
+  /** Adds an instruction to a run this tab is working on (runtime.md §1.13). */
+  async guide(
+    runId: RunId,
+    text: string,
+    clientGuidanceId?: string,
+  ): Promise<{ guidanceId: string; pendingCount: number }> {
+    const active = this.#active.get(runId);
+    if (!active) {
+      throw new HearthFailure(
+        hearthError('agent.guidance_active_run_missing', 'This reply is not running in this tab any more.'),
+      );
+    }
+    const submitted = active.guidance.submit({
+      text,
+      clientGuidanceId,
+      guidanceId: `guidance_${this.deps.ids.runId().slice(4)}`,
+      now: this.deps.clock.now(),
+    });
+    if (!submitted.ok) throw new HearthFailure(submitted.error);
+    const item = submitted.value;
+    await active.recorder.emit({
+      type: 'user_guidance_submitted',
+      payload: {
+        guidanceId: item.guidanceId,
+        clientGuidanceId: item.clientGuidanceId,
+        invocationId: ROOT_INVOCATION,
+        status: 'queued',
+        submittedAt: item.submittedAt,
+        text: item.text,
+        chars: item.chars,
+        words: item.words,
+        preview: item.preview,
+      },
+    });
+    return { guidanceId: item.guidanceId, pendingCount: active.guidance.pending };
+  }
+
   async #start(sessionId: string, text: string, queue: AsyncQueue<RunUpdate>): Promise<void> {
-    const session = await this.#session(sessionId);
-    const connection = await this.#connection(session.connectionId);
-    const workspace = await this.workspace(sessionId);
-    const held = await this.deps.locks.tryWithLock(sessionLock(sessionId), async () => {
-      const now = this.deps.clock.now();
-      const run: RunRecord = {
-        id: this.deps.ids.runId() as RunId,
-        target: { kind: 'session', sessionId },
-        connectionId: connection.id,
-        model: connection.model,
-        status: 'created',
-        rounds: 0,
-        usage: {},
-        createdAt: now,
-        updatedAt: now,
-      };
-      await this.deps.runs.put(run);
-      const unsubscribe = this.#feed.subscribe(run.id, (u) => queue.push(u));
-      const recorder = new RunRecorder(run, {
-        runs: this.deps.runs,
-        journal: this.deps.journal,
-        clock: this.deps.clock,
-        publish: (u) => this.#feed.publish(run.id, u),
-      });
-      const controller = new AbortController();
-      let finished!: () => void;
-      const done = new Promise<void>((resolve) => (finished = resolve));
-      this.#active.set(run.id, { controller, recorder, done });
-      try {
-        recorder.publish({ type: 'run', run });
+    let userMessage: SessionMessage | null = null;
+    await this.#drive(
+      sessionId,
+      queue,
+      async (session, connection) => {
+        const now = this.deps.clock.now();
+        const run: RunRecord = {
+          id: this.deps.ids.runId() as RunId,
+          target: { kind: 'session', sessionId },
+          connectionId: connection.id,
+          model: connection.model,
+          status: 'created',
+          rounds: 0,
+          usage: {},
+          createdAt: now,
+          updatedAt: now,
+        };
+        return { run, connection, session };
+      },
+      async (recorder, session) => {
+        const run = recorder.run;
         await recorder.emit({
           type: 'run_created',
-          payload: { target: { ...run.target }, connectionId: connection.id, model: connection.model },
+          payload: { target: { ...run.target }, connectionId: run.connectionId, model: run.model },
         });
         const history = await this.deps.sessions.messages(sessionId);
-        const userMessage: SessionMessage = {
+        userMessage = {
           sessionId,
           index: history.length,
           runId: run.id,
           role: 'user',
           parts: [{ type: 'text', text }],
-          createdAt: now,
+          createdAt: run.createdAt,
         };
         await this.deps.sessions.appendMessages([userMessage]);
         recorder.publish({ type: 'message', message: userMessage });
@@ -290,14 +379,58 @@ export class SessionService {
         await this.deps.sessions.put({
           ...session,
           title: retitle ? titleFromPrompt(text) : session.title,
-          updatedAt: now,
+          updatedAt: run.createdAt,
         });
-        await this.#finalize(
+      },
+    );
+  }
+
+  /**
+   * Runs one run of a session under the session's lock (one active run per session across
+   * tabs): `prepare` gives the run record, `begin` journals how it starts; then the loop, then
+   * the terminal record. Updates flow to `queue` until the run ends.
+   */
+  async #drive(
+    sessionId: string,
+    queue: AsyncQueue<RunUpdate>,
+    prepare: (
+      session: SessionRecord,
+      connection: Connection,
+    ) => Promise<{ run: RunRecord; connection: Connection; session: SessionRecord }>,
+    begin: (recorder: RunRecorder, session: SessionRecord) => Promise<void>,
+  ): Promise<void> {
+    const session = await this.#session(sessionId);
+    const workspace = await this.workspace(sessionId);
+    const held = await this.deps.locks.tryWithLock(sessionLock(sessionId), async () => {
+      const { run, connection } = await prepare(session, await this.#connection(session.connectionId));
+      await this.deps.runs.put(run);
+      const unsubscribe = this.#feed.subscribe(run.id, (u) => queue.push(u));
+      const recorder = new RunRecorder(run, {
+        runs: this.deps.runs,
+        journal: this.deps.journal,
+        clock: this.deps.clock,
+        publish: (u) => this.#publish(run.id, u),
+      });
+      const controller = new AbortController();
+      const guidance = new GuidanceMailbox();
+      let finished!: () => void;
+      const done = new Promise<void>((resolve) => (finished = resolve));
+      this.#active.set(run.id, { controller, recorder, done, guidance });
+      try {
+        recorder.publish({ type: 'run', run });
+        await begin(recorder, session);
+        const history = await this.deps.sessions.messages(sessionId);
+        const end = await this.#execute(
           recorder,
-          await this.#execute(recorder, [...history, userMessage], connection, workspace, controller.signal),
+          history,
+          connection,
+          workspace,
+          controller.signal,
+          guidance,
         );
+        await this.#finalize(recorder, end, guidance);
       } catch (e) {
-        await this.#finalize(recorder, { kind: 'failed', error: toError(e) });
+        await this.#finalize(recorder, { kind: 'failed', error: toError(e) }, guidance);
       } finally {
         this.#active.delete(run.id);
         unsubscribe();
@@ -321,19 +454,10 @@ export class SessionService {
     connection: Connection,
     workspace: Workspace,
     signal: AbortSignal,
+    guidance: GuidanceMailbox,
   ): Promise<SessionRunEnd> {
     await recorder.setStatus('assembling_context');
-    const { profile, source } = await this.#sessionProfile();
-    const resolvedPath = `runs/${recorder.run.id}/input/resolved_profile.json` as WorkspacePath;
-    const stored = await workspace.write(
-      resolvedPath,
-      new TextEncoder().encode(JSON.stringify(profile, null, 2)),
-    );
-    if (!stored.ok) throw new HearthFailure(stored.error);
-    await recorder.emit({
-      type: 'profile_resolved',
-      payload: { profileId: profile.id, source: source === 'builtIn' ? 'built_in' : `stored:${profile.id}` },
-    });
+    const profile = await this.#runProfile(recorder, workspace);
     return runSessionLoop(
       recorder.run,
       history,
@@ -353,9 +477,33 @@ export class SessionService {
         clock: this.deps.clock,
         retry: profile.run.modelRetry,
         sleep: this.deps.sleep,
+        guidance,
+        startRound: recorder.run.rounds + 1,
       },
       signal,
     );
+  }
+
+  /**
+   * The profile this run uses, frozen at its start in `runs/<id>/input/resolved_profile.json`:
+   * a resumed run keeps its own snapshot; later edits never change a prepared run.
+   */
+  async #runProfile(recorder: RunRecorder, workspace: Workspace): Promise<ProfileV5> {
+    const path = `runs/${recorder.run.id}/input/resolved_profile.json` as WorkspacePath;
+    const frozen = await workspace.read(path);
+    if (frozen.ok) {
+      const migrated = migrateProfile(JSON.parse(new TextDecoder().decode(frozen.value)));
+      if (!migrated.ok) throw new HearthFailure(migrated.error);
+      return migrated.value;
+    }
+    const { profile, source } = await this.#sessionProfile();
+    const stored = await workspace.write(path, new TextEncoder().encode(JSON.stringify(profile, null, 2)));
+    if (!stored.ok) throw new HearthFailure(stored.error);
+    await recorder.emit({
+      type: 'profile_resolved',
+      payload: { profileId: profile.id, source: source === 'builtIn' ? 'built_in' : `stored:${profile.id}` },
+    });
+    return profile;
   }
 
   /** The shared Session profile (D13): the person's customization, else the built-in. */
@@ -380,7 +528,18 @@ export class SessionService {
     return snapshot.value;
   }
 
-  async #finalize(recorder: RunRecorder, end: SessionRunEnd): Promise<void> {
+  async #finalize(recorder: RunRecorder, end: SessionRunEnd, guidance: GuidanceMailbox): Promise<void> {
+    const leftovers = guidance.close();
+    if (leftovers.length > 0) {
+      await recorder.emit({
+        type: 'user_guidance_discarded',
+        payload: {
+          guidanceIds: leftovers.map((g) => g.guidanceId),
+          count: leftovers.length,
+          reason: `run_${end.kind}_before_next_model_request`,
+        },
+      });
+    }
     if (end.kind === 'completed') {
       await recorder.setStatus('completed');
       await recorder.emit({ type: 'run_completed', payload: null });

@@ -1,7 +1,11 @@
 import { createRuntimeContext, type RuntimeOptions } from './context';
+import { characterHandlers } from './handlers/characters';
 import { connectionHandlers } from './handlers/connections';
+import { lorebookHandlers } from './handlers/lorebooks';
+import { personaHandlers } from './handlers/personas';
 import { profileHandlers } from './handlers/profiles';
 import { sessionHandlers } from './handlers/sessions';
+import { settingsHandlers } from './handlers/settings';
 import { workspaceHandlers } from './handlers/workspace';
 import type { HearthMethods, HearthStreams } from './protocol';
 import type { Handlers } from './rpc';
@@ -15,7 +19,16 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
   void ctx.sessions.recoverInterrupted().catch((e) => console.error('Could not recover interrupted runs', e));
 
   // One entry per area; each area declares its methods in protocol.ts.
-  const areas = [sessionHandlers(ctx), workspaceHandlers(ctx), connectionHandlers(ctx), profileHandlers(ctx)];
+  const areas = [
+    sessionHandlers(ctx),
+    workspaceHandlers(ctx),
+    connectionHandlers(ctx),
+    profileHandlers(ctx),
+    settingsHandlers(ctx),
+    characterHandlers(ctx),
+    personaHandlers(ctx),
+    lorebookHandlers(ctx),
+  ];
   return {
     methods: Object.assign({}, ...areas.map((a) => a.methods)),
     streams: Object.assign({}, ...areas.map((a) => a.streams)),

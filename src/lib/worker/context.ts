@@ -2,6 +2,11 @@ import { openHearthDatabase, type HearthDatabase } from '$lib/adapters/db/databa
 import { DexieJournal } from '$lib/adapters/db/journal';
 import { DexieProfileStore } from '$lib/adapters/db/profile-store';
 import {
+  DexieCharacterStore,
+  DexieLorebookStore,
+  DexiePersonaStore,
+} from '$lib/adapters/db/character-stores';
+import {
   DexieConnectionStore,
   DexieRunStore,
   DexieSessionStore,
@@ -14,6 +19,7 @@ import { openAiChatGateway } from '$lib/adapters/llm/openai-chat/gateway';
 import { relayFetch } from '$lib/adapters/llm/relay';
 import { randomIds, systemClock } from '$lib/adapters/system/clock';
 import { sleep } from '$lib/adapters/system/sleep';
+import { broadcastRunBus } from '$lib/adapters/system/run-bus';
 import type { Connection } from '$lib/domain/connection';
 import type { Locks } from '$lib/ports/locks';
 import type { ModelGateway } from '$lib/ports/model-gateway';
@@ -42,6 +48,9 @@ export interface RuntimeContext {
     connections: DexieConnectionStore;
     settings: DexieSettingsStore;
     profiles: DexieProfileStore;
+    characters: DexieCharacterStore;
+    personas: DexiePersonaStore;
+    lorebooks: DexieLorebookStore;
   };
   fetch: typeof fetch;
   gatewayFor: (connection: Connection) => ModelGateway;
@@ -57,6 +66,9 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     connections: new DexieConnectionStore(db),
     settings: new DexieSettingsStore(db),
     profiles: new DexieProfileStore(db),
+    characters: new DexieCharacterStore(db),
+    personas: new DexiePersonaStore(db),
+    lorebooks: new DexieLorebookStore(db),
   };
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const gatewayFor = (c: Connection): ModelGateway => {
@@ -84,6 +96,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     clock: systemClock,
     ids: randomIds,
     sleep,
+    bus: broadcastRunBus(),
   });
   return { options, db, stores, fetch: doFetch, gatewayFor, sessions };
 }

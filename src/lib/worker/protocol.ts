@@ -3,9 +3,14 @@ import type { HearthError } from '$lib/domain/errors';
 import type { RunEvent } from '$lib/domain/events';
 import type { ModelMode, ProfileProblem, ProfileScope, ProfileV5 } from '$lib/domain/profile';
 import type { ProfileIssue } from '$lib/ports/profiles';
+import type { PrunedLevel, RetentionPolicy, RetentionPreview, RetentionResult } from '$lib/domain/retention';
 import type { RunId, RunRecord } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
 import type { SessionMessage, SessionRecord, SessionSummary } from '$lib/domain/session';
+import type { CharacterCard } from '$lib/chat/card';
+import type { Lorebook } from '$lib/chat/lorebook';
+import type { CharacterRecord, LorebookRecord, LorebookSource, PersonaRecord } from '$lib/chat/records';
+import type { StoredIssue } from '$lib/ports/characters';
 
 /** A workspace entry as the UI sees it (visible roots only). */
 export interface WorkspaceItem {
@@ -27,6 +32,8 @@ export interface StorageEstimate {
   usage: number;
   quota: number;
   persisted: boolean;
+  /** Bytes per storage kind where the browser reports them (Chromium: indexedDB, fileSystem, …). */
+  details?: Record<string, number>;
 }
 
 /** Sessions and their runs. */
@@ -42,6 +49,11 @@ export type SessionMethods = {
   'sessions.delete': (p: { sessionId: string }) => void;
   'runs.cancel': (p: { runId: RunId }) => void;
   'runs.get': (p: { runId: RunId }) => RunRecord;
+  /** Adds an instruction to a working run; it is merged into the next model request. */
+  'runs.guide': (p: { runId: RunId; text: string; clientGuidanceId?: string }) => {
+    guidanceId: string;
+    pendingCount: number;
+  };
   /** A file the run stored (model responses, tool arguments and results, checkpoints). */
   'runs.file': (p: { runId: RunId; path: string }) => WorkspaceFile;
   'runs.events': (p: { runId: RunId; afterSeq?: number; beforeSeq?: number; limit?: number }) => RunEvent[];
@@ -73,9 +85,11 @@ export type SessionStreams = {
   'sessions.send': (p: { sessionId: string; text: string }) => RunUpdate;
   /** Replays a run's journal, then follows it live until it ends. */
   'runs.watch': (p: { runId: RunId }) => RunUpdate;
+  /** Continues an interrupted (or retryably failed) run as the same run, until it ends. */
+  'runs.resume': (p: { runId: RunId }) => RunUpdate;
 };
 
-/** Model connections and storage. */
+/** Model connections. */
 export type ConnectionMethods = {
   'connections.list': (p: void) => { connections: Connection[]; defaultConnectionId: string };
   'connections.save': (p: ConnectionDraft) => Connection;
@@ -84,7 +98,49 @@ export type ConnectionMethods = {
   'connections.test': (p: { draft: ConnectionDraft }) => ConnectionTestResult;
   /** The provider's model list, for the model picker. */
   'connections.models': (p: { draft: ConnectionDraft }) => string[];
+};
+
+/** The browser's answer to a persistent-storage request. */
+export interface PersistResult {
+  /** The browser's answer; `false` also when it could not be asked. */
+  granted: boolean;
+  /**
+   * Who asked: `persist()` is exposed to windows only (Storage Standard), so the page asks and
+   * passes the answer on; `worker` where a worker can ask itself; `none` when nobody could.
+   */
+  askedBy: 'page' | 'worker' | 'none';
+  /** Usage, quota and `persisted()` read after the request. */
+  estimate: StorageEstimate;
+}
+
+/** A previewed run with its session's title, for the settings page. */
+export type RetentionPreviewResult = RetentionPreview & { sessionTitles: Record<string, string> };
+
+export type RetentionApplyUpdate =
+  { type: 'progress'; done: number; total: number } | { type: 'done'; result: RetentionResult };
+
+/** Storage (usage, quota, persistence) and retention settings. */
+export type SettingsMethods = {
   'storage.estimate': (p: void) => StorageEstimate;
+  /** `pageAnswer`: what `navigator.storage.persist()` answered on the page (the client asks there). */
+  'storage.persist': (p: { pageAnswer?: boolean }) => PersistResult;
+  /** The saved retention policy, or the defaults (keep 20 runs in full, 100 with their journal). */
+  'settings.retention.get': (p: void) => RetentionPolicy;
+  /** Validates (`settings.invalid`) and saves the policy. */
+  'settings.retention.set': (p: RetentionPolicy) => RetentionPolicy;
+  /** The dry run: runs affected and what would be freed, under `policy` (default: the saved one). */
+  'settings.retention.preview': (p: { policy?: RetentionPolicy }) => RetentionPreviewResult;
+};
+
+export type SettingsStreams = {
+  /**
+   * Prunes finished runs under `policy` (default: the saved one), reporting progress. `only`:
+   * the runs a preview showed; nothing beyond them is deleted. Active runs are never touched.
+   */
+  'settings.retention.apply': (p: {
+    policy?: RetentionPolicy;
+    only?: { runId: RunId; prune: PrunedLevel }[];
+  }) => RetentionApplyUpdate;
 };
 
 /** A profile as lists show it. */
@@ -143,8 +199,149 @@ export type ProfileMethods = {
   };
 };
 
+/** A file made for download: its name, type and bytes. */
+export interface ExportedFile {
+  fileName: string;
+  mimeType: string;
+  bytes: Uint8Array;
+}
+
+export type {
+  CharacterCard,
+  CharacterRecord,
+  Lorebook,
+  LorebookRecord,
+  LorebookSource,
+  PersonaRecord,
+  StoredIssue,
+};
+
+/** A character as the list shows it. */
+export interface CharacterSummary {
+  id: string;
+  name: string;
+  creator: string;
+  tags: string[];
+  /** The avatar PNG, or null. */
+  avatar: Uint8Array | null;
+  lorebookIds: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** The card fields the editor changes; every other field of the stored card is kept as it is. */
+export type CharacterCardPatch = Partial<
+  Pick<
+    CharacterCard,
+    | 'name'
+    | 'description'
+    | 'personality'
+    | 'scenario'
+    | 'firstMes'
+    | 'alternateGreetings'
+    | 'mesExample'
+    | 'creatorNotes'
+    | 'systemPrompt'
+    | 'postHistoryInstructions'
+    | 'tags'
+    | 'creator'
+    | 'characterVersion'
+  >
+>;
+
+export interface CharacterImportResult {
+  character: CharacterRecord;
+  /** The card's embedded `character_book`, saved as a lorebook and attached first. */
+  lorebook: LorebookRecord | null;
+}
+
+/** Characters (SillyTavern cards V1, V2, V3 as PNG, JSON or CHARX). */
+export type CharacterMethods = {
+  /** Ordered by name; unreadable rows are reported as issues. */
+  'characters.list': (p: void) => { characters: CharacterSummary[]; issues: StoredIssue[] };
+  'characters.get': (p: { id: string }) => CharacterRecord;
+  'characters.create': (p: { name: string }) => CharacterRecord;
+  /**
+   * Changes card fields, the avatar (a PNG; null removes it) and the attached lorebooks (ids of
+   * existing lorebooks, in order: the first is written into exported cards).
+   */
+  'characters.update': (p: {
+    id: string;
+    card?: CharacterCardPatch;
+    avatar?: Uint8Array | null;
+    lorebookIds?: string[];
+  }) => CharacterRecord;
+  /** A copy named “… (copy)” with the same avatar and attached lorebooks. */
+  'characters.duplicate': (p: { id: string }) => CharacterRecord;
+  /** Deletes the character and its chats; its lorebooks stay. */
+  'characters.delete': (p: { id: string }) => void;
+  /** Reads a card file; a broken or hostile card is refused with a message naming the problem, nothing saved. */
+  'characters.import': (p: { fileName: string; bytes: Uint8Array }) => CharacterImportResult;
+  /** A V3 card (with V2 copy): PNG with `chara` and `ccv3` chunks (default when there is an avatar) or JSON. */
+  'characters.export': (p: { id: string; format?: 'png' | 'json' }) => ExportedFile;
+};
+
+/** Personas (who the person is in a chat) and the default persona. */
+export type PersonaMethods = {
+  'personas.list': (p: void) => {
+    personas: PersonaRecord[];
+    defaultPersonaId: string | null;
+    issues: StoredIssue[];
+  };
+  'personas.create': (p: { name: string; description?: string; avatar?: Uint8Array }) => PersonaRecord;
+  /** `avatar: null` removes the avatar. */
+  'personas.update': (p: {
+    id: string;
+    name?: string;
+    description?: string;
+    avatar?: Uint8Array | null;
+  }) => PersonaRecord;
+  /** Deletes the persona; chats that chose it use the default persona. */
+  'personas.delete': (p: { id: string }) => void;
+  /** null: no default persona. */
+  'personas.setDefault': (p: { id: string | null }) => void;
+};
+
+/** A lorebook as the list shows it. */
+export interface LorebookSummary {
+  id: string;
+  name: string;
+  description: string;
+  entryCount: number;
+  source: LorebookSource | null;
+  /** Attached to every chat. */
+  global: boolean;
+  /** Characters it is attached to. */
+  characterIds: string[];
+  updatedAt: number;
+}
+
+/** Lorebooks (SillyTavern world info), attached globally, per character (and per chat). */
+export type LorebookMethods = {
+  'lorebooks.list': (p: void) => { lorebooks: LorebookSummary[]; issues: StoredIssue[] };
+  'lorebooks.get': (p: { id: string }) => LorebookRecord;
+  'lorebooks.create': (p: { name: string }) => LorebookRecord;
+  /** Saves the whole book (validated: a name, unique entry uids). */
+  'lorebooks.update': (p: { id: string; book: Lorebook }) => LorebookRecord;
+  /** Deletes the lorebook and detaches it from characters, chats and the global list. */
+  'lorebooks.delete': (p: { id: string }) => void;
+  /** A SillyTavern world info JSON file (also `lorebook_v3` and `character_book` objects). */
+  'lorebooks.import': (p: { fileName: string; bytes: Uint8Array }) => LorebookRecord;
+  /** SillyTavern world info JSON. */
+  'lorebooks.export': (p: { id: string }) => ExportedFile;
+  /** Attaches to (or detaches from) every chat; returns the global lorebook ids. */
+  'lorebooks.setGlobal': (p: { id: string; global: boolean }) => string[];
+};
+
 /** Requests the page may make of the runtime worker: the union of every area above. */
-export type HearthMethods = SessionMethods & WorkspaceMethods & ConnectionMethods & ProfileMethods;
+export type HearthMethods = SessionMethods &
+  WorkspaceMethods &
+  ConnectionMethods &
+  ProfileMethods &
+  SettingsMethods &
+  CharacterMethods &
+  PersonaMethods &
+  LorebookMethods;
 
 /** Streams: items arrive until the stream ends; leaving early detaches. */
-export type HearthStreams = SessionStreams & WorkspaceStreams;
+export type HearthStreams = SessionStreams & WorkspaceStreams & SettingsStreams;

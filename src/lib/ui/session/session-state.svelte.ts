@@ -1,7 +1,7 @@
 import type { HearthClient } from '$lib/client/hearth';
 import type { HearthError } from '$lib/domain/errors';
 import type { ContentPart, Usage } from '$lib/domain/model';
-import { addUsage, isTerminal, type RunRecord } from '$lib/domain/run';
+import { addUsage, isTerminal, type RunId, type RunRecord } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
 import type { SessionMessage, SessionRecord } from '$lib/domain/session';
 import { describeError } from '../errors';
@@ -77,6 +77,23 @@ export class SessionState {
   async send(text: string): Promise<void> {
     this.error = null;
     await this.#follow(this.client.sessions.send(this.sessionId, text));
+  }
+
+  /** Continues an interrupted or retryably failed run (D10). */
+  async resume(runId: RunId): Promise<void> {
+    this.error = null;
+    await this.#follow(this.client.runs.resume(runId));
+  }
+
+  /** Adds an instruction to the working run; the agent takes it in before its next request. */
+  async guide(text: string): Promise<void> {
+    const run = this.activeRun;
+    if (!run) return;
+    try {
+      await this.client.runs.guide(run.id, text);
+    } catch (e) {
+      this.error = describeError(e);
+    }
   }
 
   async stop(): Promise<void> {

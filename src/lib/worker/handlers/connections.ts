@@ -15,7 +15,7 @@ import type { RuntimeContext } from '../context';
 import type { ConnectionMethods, ConnectionTestResult } from '../protocol';
 import type { Handlers } from '../rpc';
 
-/** Model connections (API keys never leave the worker unmasked) and storage usage. */
+/** Model connections (API keys never leave the worker unmasked). */
 export function connectionHandlers(ctx: RuntimeContext): Handlers<ConnectionMethods, Record<never, never>> {
   const { connections, settings } = ctx.stores;
 
@@ -101,12 +101,6 @@ export function connectionHandlers(ctx: RuntimeContext): Handlers<ConnectionMeth
         });
         if (!models.ok) throw new HearthFailure(models.error);
         return models.value;
-      },
-      async 'storage.estimate'() {
-        const storage = ctx.options.storage;
-        if (!storage) return { usage: 0, quota: 0, persisted: false };
-        const [estimate, persisted] = await Promise.all([storage.estimate(), storage.persisted()]);
-        return { usage: estimate.usage ?? 0, quota: estimate.quota ?? 0, persisted };
       },
     },
     streams: {},

@@ -16,6 +16,7 @@ export function sessionHandlers(ctx: RuntimeContext): Handlers<SessionMethods, S
       'sessions.delete': (p) => service.delete(p.sessionId),
       'runs.cancel': (p) => service.cancel(p.runId),
       'runs.get': (p) => service.run(p.runId),
+      'runs.guide': (p) => service.guide(p.runId, p.text, p.clientGuidanceId),
       async 'runs.file'({ runId, path }) {
         const bytes = await service.runFile(runId, path);
         return new Transfer({ path, bytes, sha256: await sha256Hex(bytes) }, [bytes.buffer as ArrayBuffer]);
@@ -25,6 +26,7 @@ export function sessionHandlers(ctx: RuntimeContext): Handlers<SessionMethods, S
     streams: {
       'sessions.send': (p) => service.send(p.sessionId, p.text),
       'runs.watch': (p) => service.watch(p.runId),
+      'runs.resume': (p) => service.resume(p.runId),
     },
   };
 }

@@ -1,0 +1,289 @@
+import { HearthFailure, toHearthError, type HearthError } from '$lib/domain/errors';
+import { ok, type Result } from '$lib/domain/result';
+import {
+  parseRetentionPolicy,
+  type Footprint,
+  type MeasuredItem,
+  type PrunedLevel,
+  type RetentionOutcome,
+  type RetentionPlan,
+  type RetentionPolicy,
+  type RetentionPreview,
+  type RetentionItem,
+  type RetentionResult,
+} from '$lib/domain/retention';
+import { isTerminal, type RunId, type RunRecord } from '$lib/domain/run';
+import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
+import type { Clock } from '$lib/ports/clock';
+import type { Journal } from '$lib/ports/journal';
+import type { RunStore } from '$lib/ports/stores';
+import type { Workspace, WorkspaceStore } from '$lib/ports/workspace';
+import { sessionWorkspaceKey } from './sessions';
+
+export type {
+  Footprint,
+  MeasuredItem,
+  RetentionItem,
+  RetentionOutcome,
+  RetentionPlan,
+  RetentionPreview,
+  RetentionResult,
+};
+
+/**
+ * Retention (runtime.md §1.17.6, adapted): finished runs, newest first. The newest
+ * `keepFullRuns` keep everything; older ones lose their heavy artifacts (`runs/<runId>/` and
+ * `tool-results/<runId>/` in the session workspace); beyond `keepJournalRuns` they also lose
+ * their journal. The run record always stays, marked `pruned`. Runs that are not finished are
+ * never touched, and the session's conversation messages are never deleted.
+ */
+
+export interface RetentionDeps {
+  runs: RunStore;
+  journal: Journal;
+  workspaces: WorkspaceStore;
+  clock: Clock;
+}
+
+const newestFirst = (a: RunRecord, b: RunRecord) =>
+  b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+/**
+ * Pure: which runs lose what under `policy`. Already-removed parts are not planned again, so a
+ * run pruned before appears only if it now loses more. The policy is validated first.
+ */
+export function planRetention(
+  runs: readonly RunRecord[],
+  policy: RetentionPolicy,
+): Result<RetentionPlan, HearthError> {
+  const valid = parseRetentionPolicy(policy);
+  if (!valid.ok) return valid;
+  const { keepFullRuns, keepJournalRuns } = valid.value;
+  const terminal = runs.filter((r) => isTerminal(r.status)).sort(newestFirst);
+  const items: RetentionItem[] = [];
+  terminal.forEach((run, i) => {
+    if (i < keepFullRuns) return;
+    const prune: PrunedLevel = i < keepJournalRuns ? 'artifacts' : 'journal';
+    const deleteArtifacts = run.pruned === undefined;
+    const deleteJournal = prune === 'journal' && run.pruned !== 'journal';
+    if (!deleteArtifacts && !deleteJournal) return;
+    items.push({
+      runId: run.id,
+      sessionId: run.target.sessionId,
+      status: run.status,
+      createdAt: run.createdAt,
+      position: i + 1,
+      prune,
+      deleteArtifacts,
+      deleteJournal,
+    });
+  });
+  return ok({
+    policy: valid.value,
+    terminalRuns: terminal.length,
+    activeRuns: runs.length - terminal.length,
+    items,
+  });
+}
+
+/**
+ * Pure: a fresh plan narrowed to what a person previewed, so applying never deletes more than
+ * they saw: runs not previewed are dropped, and a run previewed as losing only its artifacts
+ * keeps its journal even if the fresh plan would remove it.
+ */
+export function restrictPlan(
+  plan: RetentionPlan,
+  previewed: readonly { runId: RunId; prune: PrunedLevel }[],
+): RetentionPlan {
+  const seen = new Map(previewed.map((p) => [p.runId, p.prune]));
+  const items: RetentionItem[] = [];
+  for (const item of plan.items) {
+    const allowed = seen.get(item.runId);
+    if (!allowed) continue;
+    if (allowed === 'artifacts' && item.prune === 'journal') {
+      if (item.deleteArtifacts) items.push({ ...item, prune: 'artifacts', deleteJournal: false });
+    } else {
+      items.push(item);
+    }
+  }
+  return { ...plan, items };
+}
+
+const dir = (raw: string): WorkspacePath => {
+  const parsed = parseWorkspacePath(raw);
+  if (!parsed.ok) throw new Error(`internal: bad retention path ${raw}`);
+  return parsed.value;
+};
+
+/** The two directories of a Session run's heavy artifacts in its session workspace. */
+export const artifactDirs = (runId: RunId): WorkspacePath[] => [
+  dir(`runs/${runId}`),
+  dir(`tool-results/${runId}`),
+];
+
+/** Files and bytes under `path` (a missing directory holds nothing). */
+async function measureDir(
+  workspace: Workspace,
+  path: WorkspacePath,
+): Promise<{ files: number; bytes: number }> {
+  const listed = await workspace.list(path);
+  if (!listed.ok) {
+    if (listed.error.code === 'workspace.file_not_found') return { files: 0, bytes: 0 };
+    throw new HearthFailure(listed.error);
+  }
+  let files = 0;
+  let bytes = 0;
+  for (const entry of listed.value) {
+    if (entry.kind === 'directory') {
+      const inner = await measureDir(workspace, entry.path);
+      files += inner.files;
+      bytes += inner.bytes;
+    } else {
+      const stat = await workspace.stat(entry.path);
+      if (!stat.ok) throw new HearthFailure(stat.error);
+      files += 1;
+      bytes += stat.value?.size ?? 0;
+    }
+  }
+  return { files, bytes };
+}
+
+/** Opens each session workspace once. */
+function workspaceCache(workspaces: WorkspaceStore) {
+  const open = new Map<string, Promise<Workspace>>();
+  return (sessionId: string): Promise<Workspace> => {
+    let ws = open.get(sessionId);
+    if (!ws) {
+      ws = workspaces.open(sessionWorkspaceKey(sessionId)).then((r) => {
+        if (!r.ok) throw new HearthFailure(r.error);
+        return r.value;
+      });
+      open.set(sessionId, ws);
+    }
+    return ws;
+  };
+}
+
+async function measureItem(
+  item: RetentionItem,
+  journal: Journal,
+  workspace: (sessionId: string) => Promise<Workspace>,
+): Promise<Footprint> {
+  let files = 0;
+  let bytes = 0;
+  if (item.deleteArtifacts) {
+    const ws = await workspace(item.sessionId);
+    for (const path of artifactDirs(item.runId)) {
+      const m = await measureDir(ws, path);
+      files += m.files;
+      bytes += m.bytes;
+    }
+  }
+  const events = item.deleteJournal ? await journal.count(item.runId) : 0;
+  return { files, bytes, events };
+}
+
+const sum = (items: Footprint[]) =>
+  items.reduce(
+    (t, i) => ({ files: t.files + i.files, bytes: t.bytes + i.bytes, events: t.events + i.events }),
+    {
+      files: 0,
+      bytes: 0,
+      events: 0,
+    },
+  );
+
+/** The dry run: what applying `plan` would free, run by run. Deletes nothing. */
+export async function previewRetention(
+  plan: RetentionPlan,
+  deps: Pick<RetentionDeps, 'journal' | 'workspaces'>,
+): Promise<RetentionPreview> {
+  const workspace = workspaceCache(deps.workspaces);
+  const items: MeasuredItem[] = [];
+  for (const item of plan.items)
+    items.push({ ...item, ...(await measureItem(item, deps.journal, workspace)) });
+  return { plan, items, totals: { runs: items.length, ...sum(items) } };
+}
+
+export interface ApplyOptions {
+  signal?: AbortSignal;
+  /** Called after each run with how many of the plan's runs are done. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * Deletes what `plan` says, run by run, and marks each record `pruned`. Waits for nothing:
+ * each run's record is read again first, and a run that is gone or not finished is skipped.
+ * Parts already removed (by another tab) are not counted twice. Files and events go before the
+ * record is marked, so an interrupted apply is simply planned again. Stops between runs when
+ * `signal` aborts.
+ */
+export async function applyRetention(
+  plan: RetentionPlan,
+  deps: RetentionDeps,
+  options: ApplyOptions = {},
+): Promise<RetentionResult> {
+  const workspace = workspaceCache(deps.workspaces);
+  const outcomes: RetentionOutcome[] = [];
+  for (const [i, planned] of plan.items.entries()) {
+    if (options.signal?.aborted) break;
+    outcomes.push(await pruneRun(planned, deps, workspace));
+    options.onProgress?.(i + 1, plan.items.length);
+  }
+  const pruned = outcomes.filter((o) => o.outcome === 'pruned');
+  return {
+    outcomes,
+    totals: { runs: pruned.length, ...sum(pruned) },
+    skipped: outcomes.filter((o) => o.outcome === 'skipped').length,
+    failed: outcomes.filter((o) => o.outcome === 'failed').length,
+  };
+}
+
+async function pruneRun(
+  planned: RetentionItem,
+  deps: RetentionDeps,
+  workspace: (sessionId: string) => Promise<Workspace>,
+): Promise<RetentionOutcome> {
+  const current = await deps.runs.get(planned.runId);
+  if (!current) return { ...planned, outcome: 'skipped', reason: 'The run no longer exists.' };
+  if (!isTerminal(current.status)) {
+    return { ...planned, outcome: 'skipped', reason: 'The run is still active, so it was left alone.' };
+  }
+  const item: RetentionItem = {
+    ...planned,
+    deleteArtifacts: planned.deleteArtifacts && current.pruned === undefined,
+    deleteJournal: planned.deleteJournal && current.pruned !== 'journal',
+  };
+  if (!item.deleteArtifacts && !item.deleteJournal) {
+    return { ...item, outcome: 'skipped', reason: 'Already removed.' };
+  }
+  let freed: Footprint = { files: 0, bytes: 0, events: 0 };
+  try {
+    if (item.deleteArtifacts) {
+      const ws = await workspace(item.sessionId);
+      for (const path of artifactDirs(item.runId)) {
+        const m = await measureDir(ws, path);
+        const removed = await ws.remove(path);
+        if (!removed.ok) throw new HearthFailure(removed.error);
+        freed = { ...freed, files: freed.files + m.files, bytes: freed.bytes + m.bytes };
+      }
+    }
+    if (item.deleteJournal) freed = { ...freed, events: await deps.journal.deleteEvents(item.runId) };
+    const level: PrunedLevel = item.deleteJournal || current.pruned === 'journal' ? 'journal' : 'artifacts';
+    await deps.runs.put({ ...current, pruned: level, prunedAt: deps.clock.now() });
+    return { ...item, ...freed, outcome: 'pruned' };
+  } catch (e) {
+    return {
+      ...item,
+      ...freed,
+      outcome: 'failed',
+      error: e instanceof HearthFailure ? e.error : toHearthError(e, 'storage.failed'),
+    };
+  }
+}
+
+/** Runs of every status, for planning: finished ones are planned, the others counted as active. */
+export async function allRuns(runs: RunStore): Promise<RunRecord[]> {
+  const [terminal, active] = await Promise.all([runs.listTerminal(), runs.listActive()]);
+  return [...terminal, ...active];
+}

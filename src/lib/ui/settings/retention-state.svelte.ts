@@ -1,0 +1,110 @@
+import type { HearthClient } from '$lib/client/hearth';
+import {
+  retentionProblems,
+  type RetentionPolicy,
+  type RetentionProblems,
+  type RetentionResult,
+} from '$lib/domain/retention';
+import type { RetentionPreviewResult } from '$lib/worker/protocol';
+import { describeError } from '../errors';
+
+/**
+ * The retention form: the two windows (validated as typed), a dry-run preview of what they
+ * would free, and applying exactly what was previewed with progress.
+ */
+export class RetentionState {
+  /** `null` while a field is empty. */
+  keepFullRuns = $state<number | null>(null);
+  keepJournalRuns = $state<number | null>(null);
+  saved = $state<RetentionPolicy | null>(null);
+  error = $state<string | null>(null);
+  notice = $state<string | null>(null);
+
+  previewing = $state(false);
+  preview = $state<RetentionPreviewResult | null>(null);
+  applying = $state(false);
+  progress = $state<{ done: number; total: number } | null>(null);
+  result = $state<RetentionResult | null>(null);
+
+  readonly problems: RetentionProblems = $derived(
+    retentionProblems({ keepFullRuns: this.keepFullRuns, keepJournalRuns: this.keepJournalRuns }),
+  );
+  readonly valid = $derived(Object.keys(this.problems).length === 0);
+  readonly dirty = $derived(
+    this.saved !== null &&
+      (this.saved.keepFullRuns !== this.keepFullRuns || this.saved.keepJournalRuns !== this.keepJournalRuns),
+  );
+
+  constructor(private readonly client: HearthClient) {}
+
+  #policy(): RetentionPolicy {
+    return { keepFullRuns: this.keepFullRuns!, keepJournalRuns: this.keepJournalRuns! };
+  }
+
+  async load(): Promise<void> {
+    try {
+      const policy = await this.client.settings.retention.get();
+      this.saved = policy;
+      this.keepFullRuns = policy.keepFullRuns;
+      this.keepJournalRuns = policy.keepJournalRuns;
+    } catch (e) {
+      this.error = describeError(e).message;
+    }
+  }
+
+  /** A field changed: the preview no longer describes the form. */
+  edited(): void {
+    this.preview = null;
+    this.notice = null;
+  }
+
+  async save(): Promise<void> {
+    if (!this.valid) return;
+    this.error = null;
+    try {
+      this.saved = await this.client.settings.retention.set(this.#policy());
+      this.notice = 'Saved.';
+    } catch (e) {
+      this.error = describeError(e).message;
+    }
+  }
+
+  async runPreview(): Promise<void> {
+    if (!this.valid) return;
+    this.error = null;
+    this.result = null;
+    this.notice = null;
+    this.previewing = true;
+    try {
+      this.preview = await this.client.settings.retention.preview(this.#policy());
+    } catch (e) {
+      this.error = describeError(e).message;
+    } finally {
+      this.previewing = false;
+    }
+  }
+
+  /** Deletes what the preview showed (and nothing beyond it); returns whether it ran. */
+  async apply(): Promise<boolean> {
+    const preview = this.preview;
+    if (!preview || preview.items.length === 0) return false;
+    this.error = null;
+    this.applying = true;
+    this.progress = { done: 0, total: preview.items.length };
+    try {
+      const only = preview.items.map((i) => ({ runId: i.runId, prune: i.prune }));
+      for await (const u of this.client.settings.retention.apply(preview.plan.policy, only)) {
+        if (u.type === 'progress') this.progress = { done: u.done, total: u.total };
+        else this.result = u.result;
+      }
+      this.preview = null;
+      return true;
+    } catch (e) {
+      this.error = describeError(e).message;
+      return false;
+    } finally {
+      this.applying = false;
+      this.progress = null;
+    }
+  }
+}

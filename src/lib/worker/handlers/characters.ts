@@ -1,0 +1,248 @@
+import { utf8 } from '$lib/chat/base64';
+import {
+  CharacterCardSchema,
+  exportCardJson,
+  exportCardPng,
+  newCharacterCard,
+  parseCard,
+} from '$lib/chat/card';
+import {
+  CharacterRecordSchema,
+  exportFileName,
+  type CharacterRecord,
+  type LorebookRecord,
+} from '$lib/chat/records';
+import { HearthFailure } from '$lib/domain/errors';
+import type { RuntimeContext } from '../context';
+import type { CharacterMethods, CharacterSummary, ExportedFile } from '../protocol';
+import type { Handlers } from '../rpc';
+import {
+  characterAvatar,
+  fail,
+  isBytes,
+  MAX_CARD_FILE_BYTES,
+  newId,
+  requireName,
+  withTransfer,
+} from './content';
+
+/** The card fields `characters.update` accepts; anything else is refused. */
+const CardPatchSchema = CharacterCardSchema.pick({
+  name: true,
+  description: true,
+  personality: true,
+  scenario: true,
+  firstMes: true,
+  alternateGreetings: true,
+  mesExample: true,
+  creatorNotes: true,
+  systemPrompt: true,
+  postHistoryInstructions: true,
+  tags: true,
+  creator: true,
+  characterVersion: true,
+})
+  .partial()
+  .strict();
+
+const byName = (a: { name: string }, b: { name: string }) =>
+  a.name.localeCompare(b.name, undefined, { sensitivity: 'base' });
+
+const tidyTags = (tags: string[]) => [...new Set(tags.map((t) => t.trim()).filter((t) => t !== ''))];
+
+/** Characters: SillyTavern cards stored in the `characters` table, their avatars and lorebooks. */
+export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethods, Record<never, never>> {
+  const { characters, lorebooks } = ctx.stores;
+  const now = () => Date.now();
+
+  const required = async (id: string): Promise<CharacterRecord> =>
+    (await characters.get(id)) ?? fail('character.not_found', 'That character no longer exists.');
+
+  /** Ids of existing lorebooks, each once, in the order given. */
+  async function existingLorebooks(ids: unknown): Promise<string[]> {
+    if (!Array.isArray(ids) || !ids.every((x) => typeof x === 'string')) {
+      return fail('character.invalid', 'Attached lorebooks must be a list of lorebook ids.');
+    }
+    const unique = [...new Set(ids as string[])];
+    for (const id of unique) {
+      if (!(await lorebooks.get(id))) fail('lorebook.not_found', `There is no lorebook "${id}" to attach.`);
+    }
+    return unique;
+  }
+
+  /** The first attached lorebook that still exists: written as the card's `character_book`. */
+  async function primaryLorebook(ids: readonly string[]): Promise<LorebookRecord | null> {
+    for (const id of ids) {
+      const book = await lorebooks.get(id).catch(() => undefined);
+      if (book) return book;
+    }
+    return null;
+  }
+
+  /** A record checked against its schema before it is saved, so every saved row reads back. */
+  function checked(record: CharacterRecord): CharacterRecord {
+    const parsed = CharacterRecordSchema.safeParse(record);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      fail(
+        'character.invalid',
+        `The character cannot be saved: ${first ? `${first.path.join('.')}: ${first.message}` : 'invalid'}.`,
+      );
+    }
+    return record;
+  }
+
+  const summary = (c: CharacterRecord): CharacterSummary => ({
+    id: c.id,
+    name: c.card.name,
+    creator: c.card.creator,
+    tags: c.card.tags,
+    avatar: c.avatar ?? null,
+    lorebookIds: c.lorebookIds,
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
+  });
+
+  const file = (fileName: string, mimeType: string, bytes: Uint8Array) =>
+    withTransfer<ExportedFile>({ fileName, mimeType, bytes }, [bytes]);
+
+  return {
+    methods: {
+      async 'characters.list'() {
+        const { records, issues } = await characters.list();
+        const list = records.map(summary).sort(byName);
+        return withTransfer(
+          { characters: list, issues },
+          list.map((c) => c.avatar),
+        );
+      },
+
+      async 'characters.get'({ id }) {
+        const c = await required(id);
+        return withTransfer(c, [c.avatar]);
+      },
+
+      async 'characters.create'({ name }) {
+        const t = now();
+        const record: CharacterRecord = {
+          id: newId('chr'),
+          card: newCharacterCard(requireName(name, 'character.invalid', 'A character')),
+          lorebookIds: [],
+          createdAt: t,
+          updatedAt: t,
+        };
+        await characters.put(checked(record));
+        return record;
+      },
+
+      async 'characters.update'({ id, card, avatar, lorebookIds }) {
+        const current = await required(id);
+        const next: CharacterRecord = { ...current, card: { ...current.card }, updatedAt: now() };
+        if (card !== undefined) {
+          const patch = CardPatchSchema.safeParse(card);
+          if (!patch.success) {
+            const first = patch.error.issues[0];
+            fail(
+              'character.invalid',
+              `The character cannot be saved: ${first ? `${first.path.join('.') || 'card'}: ${first.message}` : 'invalid'}.`,
+            );
+          }
+          Object.assign(next.card, patch.data);
+          if (patch.data.name !== undefined) {
+            next.card.name = requireName(patch.data.name, 'character.invalid', 'A character');
+          }
+          if (patch.data.tags !== undefined) next.card.tags = tidyTags(patch.data.tags);
+          if (patch.data.alternateGreetings !== undefined) {
+            next.card.alternateGreetings = patch.data.alternateGreetings.filter((g) => g.trim() !== '');
+          }
+        }
+        if (avatar === null) delete next.avatar;
+        else if (avatar !== undefined) next.avatar = characterAvatar(avatar);
+        if (lorebookIds !== undefined) next.lorebookIds = await existingLorebooks(lorebookIds);
+        await characters.put(checked(next));
+        return withTransfer(next, [next.avatar]);
+      },
+
+      async 'characters.duplicate'({ id }) {
+        const source = await required(id);
+        const t = now();
+        const copy: CharacterRecord = {
+          ...source,
+          id: newId('chr'),
+          card: { ...structuredClone(source.card), name: `${source.card.name} (copy)` },
+          lorebookIds: [...source.lorebookIds],
+          createdAt: t,
+          updatedAt: t,
+        };
+        await characters.put(checked(copy));
+        return withTransfer(copy, [copy.avatar]);
+      },
+
+      async 'characters.delete'({ id }) {
+        await characters.delete(id);
+      },
+
+      async 'characters.import'({ fileName, bytes }) {
+        const label = fileName ? `"${fileName}"` : 'The file';
+        if (!isBytes(bytes) || bytes.length === 0) fail('card.unsupported_format', `${label} is empty.`);
+        if (bytes.length > MAX_CARD_FILE_BYTES) {
+          fail(
+            'card.too_large',
+            `${label} is ${bytes.length} bytes, over the ${MAX_CARD_FILE_BYTES}-byte limit.`,
+          );
+        }
+        const parsed = parseCard(bytes, fileName);
+        if (!parsed.ok) throw new HearthFailure(parsed.error);
+        const card = parsed.value;
+        const id = newId('chr');
+        const t = now();
+        const lorebook: LorebookRecord | null = card.characterBook
+          ? {
+              id: newId('lb'),
+              book: {
+                ...card.characterBook,
+                name: card.characterBook.name.trim() || `${card.name}'s lorebook`,
+              },
+              source: { kind: 'card', fileName, characterId: id },
+              createdAt: t,
+              updatedAt: t,
+            }
+          : null;
+        const record: CharacterRecord = {
+          id,
+          card: { ...card, avatar: null, characterBook: null },
+          ...(card.avatar ? { avatar: card.avatar } : {}),
+          lorebookIds: lorebook ? [lorebook.id] : [],
+          createdAt: t,
+          updatedAt: t,
+        };
+        await characters.put(checked(record), { lorebooks: lorebook ? [lorebook] : [] });
+        return withTransfer({ character: record, lorebook }, [record.avatar]);
+      },
+
+      async 'characters.export'({ id, format }) {
+        const c = await required(id);
+        const book = await primaryLorebook(c.lorebookIds);
+        const card = { ...c.card, characterBook: book?.book ?? null, avatar: null };
+        const as = format ?? (c.avatar ? 'png' : 'json');
+        if (as === 'png') {
+          if (!c.avatar) {
+            return fail(
+              'character.no_avatar',
+              `${c.card.name} has no avatar, so there is no PNG to write the card into: export it as JSON or add an avatar.`,
+            );
+          }
+          const png = exportCardPng(card, c.avatar);
+          if (!png.ok) throw new HearthFailure(png.error);
+          return file(exportFileName(c.card.name, 'png', 'character'), 'image/png', png.value);
+        }
+        return file(
+          exportFileName(c.card.name, 'json', 'character'),
+          'application/json',
+          utf8.encode(exportCardJson(card)),
+        );
+      },
+    },
+    streams: {},
+  };
+}

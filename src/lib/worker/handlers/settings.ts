@@ -1,0 +1,116 @@
+import { systemClock } from '$lib/adapters/system/clock';
+import { HearthFailure } from '$lib/domain/errors';
+import { DEFAULT_RETENTION, parseRetentionPolicy, type RetentionPolicy } from '$lib/domain/retention';
+import { AsyncQueue } from '$lib/runtime/run-feed';
+import {
+  allRuns,
+  applyRetention,
+  planRetention,
+  previewRetention,
+  restrictPlan,
+  type RetentionPlan,
+} from '$lib/runtime/retention';
+import type { RuntimeContext } from '../context';
+import type { RetentionApplyUpdate, SettingsMethods, SettingsStreams, StorageEstimate } from '../protocol';
+import type { Handlers } from '../rpc';
+
+export const RETENTION_KEY = 'retention';
+
+/** StorageManager as some engines expose it: `persist` may be missing (it is window-only). */
+type StorageLike = Pick<StorageManager, 'estimate' | 'persisted'> & { persist?: () => Promise<boolean> };
+
+/** Reads usage, quota and persistence; zeros where the browser has no StorageManager. */
+async function estimateOf(storage: StorageLike | undefined): Promise<StorageEstimate> {
+  if (!storage) return { usage: 0, quota: 0, persisted: false };
+  const [estimate, persisted] = await Promise.all([storage.estimate(), storage.persisted()]);
+  // Chromium reports bytes per kind (indexedDB, fileSystem, caches, serviceWorkerRegistrations).
+  const details = (estimate as StorageEstimate & { usageDetails?: Record<string, number> }).usageDetails;
+  return {
+    usage: estimate.usage ?? 0,
+    quota: estimate.quota ?? 0,
+    persisted,
+    ...(details && Object.keys(details).length ? { details: { ...details } } : {}),
+  };
+}
+
+/**
+ * Storage and retention. `persist()` is exposed to windows only (Storage Standard; the worker's
+ * StorageManager has `estimate` and `persisted` but no `persist` in Chromium, Firefox and
+ * Safari, and Firefox asks the person with a prompt that needs a page), so the page-side client
+ * asks and passes the answer here; the worker asks itself only where it can.
+ */
+export function settingsHandlers(ctx: RuntimeContext): Handlers<SettingsMethods, SettingsStreams> {
+  const { settings, runs, journal } = ctx.stores;
+  const storage = ctx.options.storage as StorageLike | undefined;
+  const deps = { runs, journal, workspaces: ctx.options.workspaces, clock: systemClock };
+
+  const valid = (policy: unknown): RetentionPolicy => {
+    const parsed = parseRetentionPolicy(policy);
+    if (!parsed.ok) throw new HearthFailure(parsed.error);
+    return parsed.value;
+  };
+
+  /** The saved policy; a missing or damaged one reads as the defaults. */
+  async function savedPolicy(): Promise<RetentionPolicy> {
+    const parsed = parseRetentionPolicy(await settings.get<unknown>(RETENTION_KEY));
+    return parsed.ok ? parsed.value : { ...DEFAULT_RETENTION };
+  }
+
+  async function plan(policy: RetentionPolicy | undefined): Promise<RetentionPlan> {
+    const planned = planRetention(await allRuns(runs), policy ? valid(policy) : await savedPolicy());
+    if (!planned.ok) throw new HearthFailure(planned.error);
+    return planned.value;
+  }
+
+  async function sessionTitles(sessionIds: Iterable<string>): Promise<Record<string, string>> {
+    const titles: Record<string, string> = {};
+    for (const id of new Set(sessionIds)) {
+      const session = await ctx.stores.sessions.get(id);
+      if (session) titles[id] = session.title;
+    }
+    return titles;
+  }
+
+  return {
+    methods: {
+      'storage.estimate': () => estimateOf(storage),
+      async 'storage.persist'({ pageAnswer }) {
+        let granted = pageAnswer;
+        let askedBy: 'page' | 'worker' | 'none' = granted === undefined ? 'none' : 'page';
+        if (granted === undefined && typeof storage?.persist === 'function') {
+          granted = await storage.persist();
+          askedBy = 'worker';
+        }
+        const estimate = await estimateOf(storage);
+        return { granted: granted ?? false, askedBy, estimate };
+      },
+      'settings.retention.get': () => savedPolicy(),
+      async 'settings.retention.set'(policy) {
+        const checked = valid(policy);
+        await settings.set(RETENTION_KEY, checked);
+        return checked;
+      },
+      async 'settings.retention.preview'({ policy }) {
+        const preview = await previewRetention(await plan(policy), deps);
+        return { ...preview, sessionTitles: await sessionTitles(preview.items.map((i) => i.sessionId)) };
+      },
+    },
+    streams: {
+      'settings.retention.apply'({ policy, only }, signal) {
+        const queue = new AsyncQueue<RetentionApplyUpdate>();
+        void (async () => {
+          const fresh = await plan(policy);
+          const planned = only ? restrictPlan(fresh, only) : fresh;
+          queue.push({ type: 'progress', done: 0, total: planned.items.length });
+          const result = await applyRetention(planned, deps, {
+            signal,
+            onProgress: (done, total) => queue.push({ type: 'progress', done, total }),
+          });
+          queue.push({ type: 'done', result });
+          queue.close();
+        })().catch((e) => queue.fail(e));
+        return queue;
+      },
+    },
+  };
+}
