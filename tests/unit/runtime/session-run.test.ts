@@ -328,8 +328,9 @@ describe('recovery at start-up', () => {
     // A second tab starts while the first one is still running the reply.
     const otherTab = new SessionService(h.deps);
     const recovery = otherTab.recoverInterrupted();
+    // However long recovery waits, the live tab's lock keeps it from judging this run.
     await new Promise((r) => setTimeout(r, 20));
-    expect((await h.runs.get(first.run.id))?.status).toBe('calling_model');
+    expect((await h.runs.get(first.run.id))?.status).not.toBe('interrupted');
     await h.service.cancel(first.run.id);
     await recovery;
     expect((await h.runs.get(first.run.id))?.status).toBe('cancelled');
