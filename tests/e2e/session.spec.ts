@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { unzipSync } from 'fflate';
 import {
   addScriptedConnection,
   expect,
@@ -240,4 +242,33 @@ test('the run view shows every round, tool call, arguments, result and changed f
   await expect(page.getByText('workspace_read_file')).toBeHidden();
   await page.getByRole('button', { name: 'View this version' }).click();
   await expect(page.getByRole('region', { name: 'File work/haiku.md (cp_000001)' })).toContainText('embers');
+});
+
+test('a run exports as a zip with its record, journal and files, and no API key', async ({ page, llm }) => {
+  llm.script(
+    {
+      toolCalls: [
+        { id: 'x1', name: 'workspace_write_file', arguments: ['{"path":"work/r.md","content":"r"}'] },
+      ],
+    },
+    { text: ['ok'] },
+  );
+  await addScriptedConnection(page, llm);
+  await startSession(page, 'report me');
+  await expectReply(page, 'ok');
+  await page.getByRole('link', { name: /details/ }).click();
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export run (zip)' }).click(),
+  ]);
+  const entries = unzipSync(new Uint8Array(await readFile(await download.path())));
+  const names = Object.keys(entries);
+  expect(names).toContain('hearth-run/run.json');
+  expect(names).toContain('hearth-run/journal.json');
+  expect(names).toContain('work/r.md');
+  expect(names.some((n) => /^runs\/run_[0-9a-f]+\/model-responses\/round-001\.json$/.test(n))).toBe(true);
+  const everything = Object.values(entries)
+    .map((b) => new TextDecoder().decode(b))
+    .join('\n');
+  expect(everything).not.toContain('sk-test-key');
 });

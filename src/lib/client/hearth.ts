@@ -3,12 +3,7 @@ import type { PrunedLevel, RetentionPolicy } from '$lib/domain/retention';
 import type { RunId } from '$lib/domain/run';
 import type { Endpoint } from '$lib/worker/rpc';
 import { RpcClient } from '$lib/worker/rpc';
-import type {
-  CharacterCardPatch,
-  HearthMethods,
-  HearthStreams,
-  Lorebook,
-} from '$lib/worker/protocol';
+import type { CharacterCardPatch, HearthMethods, HearthStreams, Lorebook } from '$lib/worker/protocol';
 
 /** The buffer behind `bytes`, to transfer rather than copy. */
 const transferOf = (bytes: Uint8Array | null | undefined): Transferable[] =>
@@ -58,7 +53,7 @@ export class HearthClient {
         { transfer: files.map((f) => f.bytes.buffer as ArrayBuffer) },
       ),
     /** Zips the visible files: progress items, then one `done` with the archive. */
-    export: (sessionId: string) => this.#rpc.stream('workspace.export', { sessionId }),
+    export: (sessionId: string, runId?: RunId) => this.#rpc.stream('workspace.export', { sessionId, runId }),
   };
 
   readonly connections = {

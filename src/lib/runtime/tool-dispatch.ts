@@ -226,6 +226,8 @@ async function run(
  * before the next call runs (tools.md §12.7).
  */
 async function recordEffect(effect: ToolEffect, deps: DispatchDeps): Promise<void> {
+  // Commit and finish are Chat-run effects, handled by the Chat loop (not bound in Sessions).
+  if (effect.type !== 'file-written' && effect.type !== 'file-patched') return;
   const { recorder, invocationId } = deps;
   const { type: _type, ...fields } = effect;
   const [event] =

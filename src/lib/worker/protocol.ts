@@ -76,8 +76,11 @@ export type WorkspaceExportUpdate =
   | { type: 'done'; fileName: string; bytes: Uint8Array };
 
 export type WorkspaceStreams = {
-  /** Zips every visible file, reporting progress as it reads. */
-  'workspace.export': (p: { sessionId: string }) => WorkspaceExportUpdate;
+  /**
+   * Zips every visible file, reporting progress as it reads. With `runId`: a report of that run
+   * too (its record, journal and stored files), for a bug report. Never any API key.
+   */
+  'workspace.export': (p: { sessionId: string; runId?: RunId }) => WorkspaceExportUpdate;
 };
 
 export type SessionStreams = {

@@ -3,6 +3,7 @@ import type { HearthError } from '$lib/domain/errors';
 import type { RunEvent } from '$lib/domain/events';
 import { isTerminal, type RunId, type RunRecord } from '$lib/domain/run';
 import { describeError } from '../errors';
+import { downloadBytes } from '../common/download';
 import type { WorkspaceFile } from '$lib/worker/protocol';
 import { toRounds } from './timeline';
 
@@ -44,6 +45,19 @@ export class RunState {
     for await (const u of this.client.runs.watch(this.runId)) {
       if (u.type === 'event') this.events.push(u.event);
       if (u.type === 'run') this.run = u.run;
+    }
+  }
+
+  /** A zip of the run for a bug report: record, journal, stored files and the workspace; no keys. */
+  async exportZip(onProgress: (done: number, total: number) => void): Promise<void> {
+    if (!this.run) return;
+    try {
+      for await (const u of this.client.workspace.export(this.run.target.sessionId, this.runId)) {
+        if (u.type === 'progress') onProgress(u.bytes, u.totalBytes);
+        else downloadBytes(u.bytes, u.fileName, 'application/zip');
+      }
+    } catch (e) {
+      this.error = describeError(e);
     }
   }
 

@@ -42,16 +42,17 @@ export function workspaceHandlers(ctx: RuntimeContext): Handlers<WorkspaceMethod
     return items;
   }
 
-  /** Every visible file, depth first, in path order. */
-  async function allFiles(workspace: Workspace): Promise<WorkspaceItem[]> {
+  /** Every file below `dir` (the visible roots when omitted), depth first, in path order. */
+  async function allFiles(workspace: Workspace, dir?: WorkspacePath): Promise<WorkspaceItem[]> {
     const files: WorkspaceItem[] = [];
-    const walk = async (dir?: WorkspacePath) => {
-      for (const item of await list(workspace, dir)) {
+    const walk = async (at?: WorkspacePath) => {
+      const listed = at && unwrap(await workspace.stat(at)) === null ? [] : await list(workspace, at);
+      for (const item of listed) {
         if (item.kind === 'file') files.push(item);
         else await walk(item.path as WorkspacePath);
       }
     };
-    await walk();
+    await walk(dir);
     return files;
   }
 
@@ -99,11 +100,30 @@ export function workspaceHandlers(ctx: RuntimeContext): Handlers<WorkspaceMethod
       },
     },
     streams: {
-      async *'workspace.export'({ sessionId }): AsyncIterable<WorkspaceExportUpdate> {
+      async *'workspace.export'({ sessionId, runId }): AsyncIterable<WorkspaceExportUpdate> {
         const workspace = await open(sessionId);
-        const files = await allFiles(workspace);
-        const totalBytes = files.reduce((n, f) => n + f.size, 0);
+        const byPath = new Map((await allFiles(workspace)).map((f) => [f.path, f]));
         const tree: Zippable = {};
+        if (runId) {
+          // A run report: its record, journal and stored files beside the workspace. Connections
+          // (and so API keys) are never part of it.
+          const run = await ctx.sessions.run(runId);
+          if (run.target.sessionId !== sessionId)
+            throw new HearthFailure(hearthError('agent.not_found', 'No such run here.'));
+          const events = [];
+          for (let after = 0; ;) {
+            const page = await ctx.stores.journal.read(runId, { afterSeq: after, limit: 500 });
+            events.push(...page);
+            if (page.length < 500) break;
+            after = page.at(-1)!.seq;
+          }
+          const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v, null, 2));
+          tree['hearth-run/run.json'] = json(run);
+          tree['hearth-run/journal.json'] = json(events);
+          for (const f of await allFiles(workspace, parse(`runs/${runId}`))) byPath.set(f.path, f);
+        }
+        const files = [...byPath.values()];
+        const totalBytes = files.reduce((n, f) => n + f.size, 0);
         let doneBytes = 0;
         for (const [i, file] of files.entries()) {
           tree[file.path] = unwrap(await workspace.read(file.path as WorkspacePath));
@@ -111,7 +131,7 @@ export function workspaceHandlers(ctx: RuntimeContext): Handlers<WorkspaceMethod
           yield { type: 'progress', files: i + 1, totalFiles: files.length, bytes: doneBytes, totalBytes };
         }
         const zip = zipSync(tree, { level: 6 });
-        yield { type: 'done', fileName: `hearth-${sessionId}.zip`, bytes: zip };
+        yield { type: 'done', fileName: `hearth-${runId ?? sessionId}.zip`, bytes: zip };
       },
     },
   };
