@@ -30,6 +30,8 @@ export const connectionSchema = z.discriminatedUnion('kind', [
     /** A CORS relay (D17): requests go to `<relayUrl>/<provider URL>`; empty for none. */
     relayUrl: z.union([z.literal(''), httpUrl('Enter the relay as an http(s) URL, or leave it empty.')]),
     capabilities: capabilitiesSchema,
+    /** Tokens the model accepts per request; long Sessions are compacted to fit. */
+    contextWindow: z.int().positive().max(10_000_000).optional(),
   }),
 ]);
 

@@ -124,6 +124,16 @@ export interface RunEventPayloads {
   user_guidance_discarded: { guidanceIds: string[]; count: number; reason: string };
   /** A Hearth addition: an interrupted or retryable failed run continues (D10). */
   run_resumed: { from: RunStatus; round: number };
+  session_compacted: {
+    round: number;
+    fromIndex: number;
+    toIndex: number;
+    summaryMessageIndex: number;
+    summarizedMessages: number;
+    tokensBefore: number;
+    tokensAfter: number;
+    summaryChars: number;
+  };
   run_cancel_requested: null;
   run_cancelled: { message?: string };
   run_completed: null;

@@ -20,6 +20,8 @@ export interface SessionMessage extends ModelMessage {
   interrupted?: boolean;
   /** An instruction the person added while a run was working (merged guidance). */
   guidance?: boolean;
+  /** A summary standing in for messages `from`..`to` in requests (Session compaction). */
+  summaryOf?: { from: number; to: number };
 }
 
 export interface SessionSummary extends SessionRecord {

@@ -15,6 +15,14 @@ import type { RunRecorder } from './run-recorder';
 import { sessionSystemPrompt } from './session-prompt';
 import { dispatchToolCall } from './tool-dispatch';
 import { pairToolCalls } from './history';
+import {
+  COMPACT_AT,
+  contextOf,
+  planCompaction,
+  requestTokens,
+  summaryRequest,
+  transcriptOf,
+} from './compaction';
 import { guidanceMessage, type GuidanceMailbox } from './guidance';
 import { createCheckpoint, type CheckpointReason } from './checkpoints';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
@@ -36,6 +44,8 @@ export interface SessionRunDeps {
   inlineCharLimit?: number;
   /** The person's pending instructions for this run. */
   guidance?: Pick<GuidanceMailbox, 'take' | 'pending'>;
+  /** The model's context window in tokens; when set, long sessions are compacted. */
+  contextWindow?: number;
   /** The first round's number: 1 for a new run, the next one when a run resumes. */
   startRound?: number;
   sessions: SessionStore;
@@ -72,10 +82,13 @@ export async function runSessionLoop(
     role: 'system',
     parts: [{ type: 'text', text: deps.systemPrompt ?? sessionSystemPrompt(deps.roots, snapshot) }],
   };
-  const messages: ModelMessage[] = pairToolCalls(history.map(({ role, parts }) => ({ role, parts })));
+  let context: SessionMessage[] = contextOf(history);
   let nextIndex = history.length;
 
-  const save = async (msg: ModelMessage, flags: { interrupted?: true; guidance?: true } = {}) => {
+  const save = async (
+    msg: ModelMessage,
+    flags: { interrupted?: true; guidance?: true; summaryOf?: SessionMessage['summaryOf'] } = {},
+  ) => {
     const stored: SessionMessage = {
       ...msg,
       sessionId,
@@ -85,9 +98,59 @@ export async function runSessionLoop(
       ...flags,
     };
     await deps.sessions.appendMessages([stored]);
-    messages.push(msg);
+    context.push(stored);
     recorder.publish({ type: 'message', message: stored });
     return stored;
+  };
+
+  /**
+   * Session compaction: when the next request would fill most of the model's context window,
+   * older turns are summarised by the model into one note that stands in for them (their images
+   * leave the context too). The originals stay stored and on screen.
+   */
+  const compactIfNeeded = async (round: number, contextWindow: number): Promise<SessionMessage[]> => {
+    const modelMessages = context.map(({ role, parts }) => ({ role, parts }));
+    const before = requestTokens(system, modelMessages, snapshot.specs);
+    if (before <= contextWindow * COMPACT_AT) return context;
+    const plan = planCompaction(context, contextWindow);
+    if (!plan) return context;
+    const outcome = await collectModelTurn(
+      deps.gateway,
+      summaryRequest(run.model, transcriptOf(plan.summarize)),
+      signal,
+      () => undefined,
+    );
+    if (outcome.kind === 'failed') throw new HearthFailure(outcome.error);
+    const from = plan.summarize[0]!.summaryOf?.from ?? plan.summarize[0]!.index;
+    const to = plan.summarize.at(-1)!.index;
+    const summary = await save(
+      {
+        role: 'user',
+        parts: [
+          {
+            type: 'text',
+            text: `Summary of the earlier conversation (messages ${from + 1}–${to + 1}, kept in full in the session history):\n\n${outcome.turn.text.trim()}`,
+          },
+        ],
+      },
+      { summaryOf: { from, to } },
+    );
+    const next = [summary, ...plan.keep];
+    await recorder.emit({
+      type: 'session_compacted',
+      payload: {
+        round,
+        fromIndex: from,
+        toIndex: to,
+        summaryMessageIndex: summary.index,
+        summarizedMessages: plan.summarize.length,
+        tokensBefore: before,
+        tokensAfter: requestTokens(system, next, snapshot.specs),
+        summaryChars: outcome.turn.text.length,
+      },
+    });
+    await recorder.update({ usage: addUsage(recorder.run.usage, outcome.turn.usage) });
+    return next;
   };
 
   /** Pending guidance becomes one user message before the next request (runtime.md §1.13). */
@@ -129,7 +192,7 @@ export async function runSessionLoop(
     payload: {
       invocationId: ROOT_INVOCATION,
       tools: snapshot.specs.map((s) => s.name),
-      messageCount: messages.length + 1,
+      messageCount: context.length + 1,
     },
   });
 
@@ -138,9 +201,10 @@ export async function runSessionLoop(
       if (signal.aborted) return { kind: 'cancelled' };
       await applyGuidance(round);
       await recorder.setStatus('calling_model');
+      if (deps.contextWindow) context = await compactIfNeeded(round, deps.contextWindow);
       const request: ModelRequest = {
         model: run.model,
-        messages: [system, ...messages],
+        messages: [system, ...pairToolCalls(context.map(({ role, parts }) => ({ role, parts })))],
         tools: [...snapshot.specs],
         toolChoice: 'auto',
       };

@@ -479,6 +479,7 @@ export class SessionService {
         sleep: this.deps.sleep,
         guidance,
         startRound: recorder.run.rounds + 1,
+        contextWindow: connection.kind === 'remote' ? connection.contextWindow : undefined,
       },
       signal,
     );
