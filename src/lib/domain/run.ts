@@ -1,6 +1,7 @@
 import type { Brand } from './brand';
 import type { HearthError } from './errors';
 import type { Usage } from './model';
+import type { PrunedLevel } from './retention';
 
 export type RunId = Brand<string, 'RunId'>;
 export type InvocationId = Brand<string, 'InvocationId'>;
@@ -47,6 +48,13 @@ export interface RunRecord {
   error?: HearthError;
   createdAt: number;
   updatedAt: number;
+  /**
+   * Set when retention removed the run's details: `artifacts` = its stored files (model
+   * responses, tool arguments and results, checkpoints); `journal` = those and its journal.
+   */
+  pruned?: PrunedLevel;
+  /** When retention last removed something of this run (epoch ms). */
+  prunedAt?: number;
 }
 
 export function addUsage(a: Usage, b: Usage): Usage {

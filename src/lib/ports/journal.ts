@@ -18,4 +18,8 @@ export interface ReadEventsOptions {
 export interface Journal {
   append(runId: RunId, events: NewRunEvent[]): Promise<RunEvent[]>;
   read(runId: RunId, options?: ReadEventsOptions): Promise<RunEvent[]>;
+  /** How many events the run's journal holds. */
+  count(runId: RunId): Promise<number>;
+  /** Deletes every event of a finished run (retention); resolves with how many were deleted. */
+  deleteEvents(runId: RunId): Promise<number>;
 }

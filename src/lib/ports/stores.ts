@@ -20,6 +20,8 @@ export interface RunStore {
   listForSession(sessionId: string): Promise<RunRecord[]>;
   /** Runs not in a terminal status (left behind by a closed tab or a crash). */
   listActive(): Promise<RunRecord[]>;
+  /** Runs in a terminal status, in any order (retention plans over them). */
+  listTerminal(): Promise<RunRecord[]>;
 }
 
 export interface ConnectionStore {

@@ -78,4 +78,31 @@ export class DexieJournal implements Journal {
       .limit(limit)
       .toArray();
   }
+
+  count(runId: RunId): Promise<number> {
+    return this.#guarded('count the journal', () =>
+      this.db.events.where('[runId+seq]').between([runId, 0], [runId, Infinity]).count(),
+    );
+  }
+
+  /**
+   * Deletes the run's events in one transaction. The seq counter of this tab is kept, so an
+   * event appended afterwards never reuses a seq.
+   */
+  deleteEvents(runId: RunId): Promise<number> {
+    return this.#guarded('delete the journal', () =>
+      this.db.events.where('[runId+seq]').between([runId, 0], [runId, Infinity]).delete(),
+    );
+  }
+
+  async #guarded<T>(what: string, op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (e) {
+      throw new HearthFailure({
+        code: 'storage.failed',
+        message: `Could not ${what}: ${e instanceof Error ? e.message : String(e)}`,
+      });
+    }
+  }
 }

@@ -85,6 +85,13 @@ export class DexieRunStore implements RunStore {
         .noneOf([...TERMINAL_STATUSES])
         .toArray(),
     );
+  listTerminal = () =>
+    guarded('list finished runs', () =>
+      this.db.runs
+        .where('status')
+        .anyOf([...TERMINAL_STATUSES])
+        .toArray(),
+    );
 }
 
 export class DexieConnectionStore implements ConnectionStore {

@@ -45,8 +45,9 @@ export class RetentionState {
     try {
       const policy = await this.client.settings.retention.get();
       this.saved = policy;
-      this.keepFullRuns = policy.keepFullRuns;
-      this.keepJournalRuns = policy.keepJournalRuns;
+      // A field the person already typed in keeps their value.
+      this.keepFullRuns ??= policy.keepFullRuns;
+      this.keepJournalRuns ??= policy.keepJournalRuns;
     } catch (e) {
       this.error = describeError(e).message;
     }
@@ -86,7 +87,8 @@ export class RetentionState {
 
   /** Deletes what the preview showed (and nothing beyond it); returns whether it ran. */
   async apply(): Promise<boolean> {
-    const preview = this.preview;
+    // A plain copy: state proxies cannot be posted to the worker.
+    const preview = $state.snapshot(this.preview);
     if (!preview || preview.items.length === 0) return false;
     this.error = null;
     this.applying = true;

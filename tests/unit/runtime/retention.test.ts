@@ -1,0 +1,425 @@
+import 'fake-indexeddb/auto';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_RETENTION, parseRetentionPolicy, retentionProblems } from '$lib/domain/retention';
+import type { RetentionPolicy } from '$lib/domain/retention';
+import type { RunId, RunRecord, RunStatus } from '$lib/domain/run';
+import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
+import type { Workspace } from '$lib/ports/workspace';
+import {
+  allRuns,
+  applyRetention,
+  planRetention,
+  previewRetention,
+  restrictPlan,
+  type MeasuredItem,
+  type RetentionPlan,
+} from '$lib/runtime/retention';
+import { SessionService, sessionWorkspaceKey } from '$lib/runtime/sessions';
+import { collect, runtimeHarness } from '../../support/runtime-harness';
+import { scriptedGateway, type ScriptedTurn } from '../../support/scripted-gateway';
+
+const run = (n: number, status: RunStatus = 'completed', extra: Partial<RunRecord> = {}): RunRecord => ({
+  id: `run_${String(n).padStart(3, '0')}` as RunId,
+  target: { kind: 'session', sessionId: n % 2 ? 'odd' : 'even' },
+  connectionId: 'demo',
+  model: 'demo',
+  status,
+  rounds: 1,
+  usage: {},
+  createdAt: 1_000 + n,
+  updatedAt: 1_000 + n,
+  ...extra,
+});
+
+/** Runs 1..n, run n the newest. */
+const runs = (n: number) => Array.from({ length: n }, (_, i) => run(i + 1));
+
+const plan = (records: RunRecord[], policy: RetentionPolicy): RetentionPlan => {
+  const planned = planRetention(records, policy);
+  if (!planned.ok) throw new Error(planned.error.message);
+  return planned.value;
+};
+
+/** `run_003:artifacts` / `run_001:journal`, newest first. */
+const summary = (p: RetentionPlan) =>
+  p.items.map((i) => `${i.runId}:${i.deleteArtifacts ? 'A' : ''}${i.deleteJournal ? 'J' : ''}`);
+
+describe('planRetention', () => {
+  const cases: { name: string; records: RunRecord[]; policy: RetentionPolicy; expected: string[] }[] = [
+    { name: 'nothing to do under the windows', records: runs(20), policy: DEFAULT_RETENTION, expected: [] },
+    {
+      name: 'one past the full window loses its artifacts',
+      records: runs(21),
+      policy: DEFAULT_RETENTION,
+      expected: ['run_001:A'],
+    },
+    {
+      name: 'between the windows: artifacts; past the journal window: both',
+      records: runs(5),
+      policy: { keepFullRuns: 2, keepJournalRuns: 4 },
+      expected: ['run_003:A', 'run_002:A', 'run_001:AJ'],
+    },
+    {
+      name: 'equal windows: everything past them loses both',
+      records: runs(4),
+      policy: { keepFullRuns: 2, keepJournalRuns: 2 },
+      expected: ['run_002:AJ', 'run_001:AJ'],
+    },
+    {
+      name: 'zero windows: every finished run loses both',
+      records: runs(2),
+      policy: { keepFullRuns: 0, keepJournalRuns: 0 },
+      expected: ['run_002:AJ', 'run_001:AJ'],
+    },
+    {
+      name: 'zero full, journal window exactly the count',
+      records: runs(3),
+      policy: { keepFullRuns: 0, keepJournalRuns: 3 },
+      expected: ['run_003:A', 'run_002:A', 'run_001:A'],
+    },
+    {
+      name: 'the maximum keeps everything',
+      records: runs(30),
+      policy: { keepFullRuns: 10_000, keepJournalRuns: 10_000 },
+      expected: [],
+    },
+    {
+      name: 'order is by creation, not by the input order',
+      records: runs(4).reverse(),
+      policy: { keepFullRuns: 3, keepJournalRuns: 3 },
+      expected: ['run_001:AJ'],
+    },
+    {
+      name: 'every terminal status counts',
+      records: [
+        run(1, 'failed'),
+        run(2, 'cancelled'),
+        run(3, 'interrupted'),
+        run(4, 'partial_success'),
+        run(5, 'completed'),
+      ],
+      policy: { keepFullRuns: 1, keepJournalRuns: 5 },
+      expected: ['run_004:A', 'run_003:A', 'run_002:A', 'run_001:A'],
+    },
+    {
+      name: 'active runs are never planned and take no place in the windows',
+      records: [
+        run(1),
+        run(2),
+        run(3, 'calling_model'),
+        run(4, 'created'),
+        run(5, 'cancelling'),
+        run(6, 'dispatching_tool'),
+      ],
+      policy: { keepFullRuns: 1, keepJournalRuns: 1 },
+      expected: ['run_001:AJ'],
+    },
+    {
+      name: 'parts already removed are not planned again',
+      records: [
+        run(1, 'completed', { pruned: 'journal' }),
+        run(2, 'completed', { pruned: 'artifacts' }),
+        run(3, 'completed', { pruned: 'artifacts' }),
+        run(4),
+      ],
+      policy: { keepFullRuns: 0, keepJournalRuns: 2 },
+      expected: ['run_004:A', 'run_002:J'],
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(summary(plan(c.records, c.policy))).toEqual(c.expected);
+    });
+  }
+
+  it('numbers positions among finished runs and counts the active ones', () => {
+    const p = plan([run(1), run(2, 'calling_model'), run(3)], { keepFullRuns: 1, keepJournalRuns: 1 });
+    expect(p).toMatchObject({ terminalRuns: 2, activeRuns: 1 });
+    expect(p.items).toEqual([
+      {
+        runId: 'run_001',
+        sessionId: 'odd',
+        status: 'completed',
+        createdAt: 1001,
+        position: 2,
+        prune: 'journal',
+        deleteArtifacts: true,
+        deleteJournal: true,
+      },
+    ]);
+  });
+
+  it('breaks ties in creation time the same way every time', () => {
+    const tied = [run(1, 'completed', { createdAt: 5 }), run(2, 'completed', { createdAt: 5 })];
+    const a = summary(plan(tied, { keepFullRuns: 1, keepJournalRuns: 1 }));
+    const b = summary(plan([...tied].reverse(), { keepFullRuns: 1, keepJournalRuns: 1 }));
+    expect(a).toEqual(b);
+    expect(a).toHaveLength(1);
+  });
+});
+
+describe('retention policy validation', () => {
+  const invalid: [string, unknown, string[]][] = [
+    ['negative', { keepFullRuns: -1, keepJournalRuns: 100 }, ['keepFullRuns']],
+    ['over the maximum', { keepFullRuns: 20, keepJournalRuns: 10_001 }, ['keepJournalRuns']],
+    ['fractional', { keepFullRuns: 1.5, keepJournalRuns: 100 }, ['keepFullRuns']],
+    ['not a number', { keepFullRuns: '3', keepJournalRuns: NaN }, ['keepFullRuns', 'keepJournalRuns']],
+    ['missing', { keepFullRuns: 3 }, ['keepJournalRuns']],
+    ['full larger than journal', { keepFullRuns: 101, keepJournalRuns: 100 }, ['keepFullRuns']],
+  ];
+  for (const [name, input, fields] of invalid) {
+    it(`rejects ${name}`, () => {
+      expect(Object.keys(retentionProblems(input as RetentionPolicy)).sort()).toEqual(fields.sort());
+      const parsed = parseRetentionPolicy(input);
+      expect(parsed.ok).toBe(false);
+      if (!parsed.ok) expect(parsed.error.code).toBe('settings.invalid');
+      const planned = planRetention(runs(3), input as RetentionPolicy);
+      expect(planned.ok).toBe(false);
+    });
+  }
+
+  it('accepts the bounds and drops unknown keys', () => {
+    expect(parseRetentionPolicy({ keepFullRuns: 0, keepJournalRuns: 0 })).toEqual({
+      ok: true,
+      value: { keepFullRuns: 0, keepJournalRuns: 0 },
+    });
+    expect(parseRetentionPolicy({ keepFullRuns: 10_000, keepJournalRuns: 10_000, x: 1 })).toEqual({
+      ok: true,
+      value: { keepFullRuns: 10_000, keepJournalRuns: 10_000 },
+    });
+    expect(parseRetentionPolicy(null).ok).toBe(false);
+    expect(DEFAULT_RETENTION).toEqual({ keepFullRuns: 20, keepJournalRuns: 100 });
+  });
+});
+
+describe('restrictPlan', () => {
+  it('keeps only what was previewed, never more than previewed', () => {
+    const fresh = plan(runs(4), { keepFullRuns: 0, keepJournalRuns: 1 });
+    expect(summary(fresh)).toEqual(['run_004:A', 'run_003:AJ', 'run_002:AJ', 'run_001:AJ']);
+    const narrowed = restrictPlan(fresh, [
+      { runId: 'run_004' as RunId, prune: 'artifacts' },
+      { runId: 'run_003' as RunId, prune: 'artifacts' },
+      { runId: 'run_001' as RunId, prune: 'journal' },
+    ]);
+    expect(summary(narrowed)).toEqual(['run_004:A', 'run_003:A', 'run_001:AJ']);
+    expect(narrowed.items[1]!.prune).toBe('artifacts');
+  });
+
+  it('drops a run previewed for artifacts that only has its journal left to lose', () => {
+    const fresh = plan([run(1, 'completed', { pruned: 'artifacts' }), run(2)], {
+      keepFullRuns: 1,
+      keepJournalRuns: 1,
+    });
+    expect(summary(fresh)).toEqual(['run_001:J']);
+    expect(restrictPlan(fresh, [{ runId: 'run_001' as RunId, prune: 'artifacts' }]).items).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Real runs: the Session runtime on fake-indexeddb and the memory workspace.
+
+const p = (raw: string): WorkspacePath => {
+  const r = parseWorkspacePath(raw);
+  if (!r.ok) throw new Error(raw);
+  return r.value;
+};
+
+/** Every file under the workspace: path -> bytes. */
+async function files(ws: Workspace, dir?: WorkspacePath, out = new Map<string, number>()) {
+  const listed = await ws.list(dir);
+  if (!listed.ok) throw new Error(listed.error.message);
+  for (const e of listed.value) {
+    if (e.kind === 'directory') await files(ws, e.path, out);
+    else {
+      const s = await ws.stat(e.path);
+      out.set(e.path, s.ok ? (s.value?.size ?? 0) : 0);
+    }
+  }
+  return out;
+}
+const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+
+/** A run that writes a file (tool arguments, result, checkpoint, two model responses) and answers. */
+const writeTurns = (name: string): ScriptedTurn[] => [
+  {
+    text: `Writing ${name}.`,
+    toolCalls: [
+      {
+        callId: `call_${name}`,
+        name: 'workspace_write_file',
+        arguments: JSON.stringify({ path: `work/${name}.md`, content: `${name} `.repeat(50) }),
+      },
+    ],
+  },
+  { text: `Wrote work/${name}.md.` },
+];
+
+async function setup(names: string[], extraTurns: ScriptedTurn[] = []) {
+  const model = scriptedGateway([...names.flatMap(writeTurns), ...extraTurns]);
+  const h = runtimeHarness(model.gateway);
+  await h.ready;
+  // A clock that moves so runs are strictly ordered by creation.
+  let now = 1_700_000_000_000;
+  const clock = { now: () => (now += 1000) };
+  const service = new SessionService({ ...h.deps, clock });
+  const session = await service.create();
+  const ids: RunId[] = [];
+  for (const name of names) {
+    const updates = await collect(service.send(session.id, `write ${name}`));
+    const first = updates.find((u) => u.type === 'run');
+    if (first?.type !== 'run') throw new Error('no run');
+    ids.push(first.run.id);
+  }
+  const opened = await h.workspaces.open(sessionWorkspaceKey(session.id));
+  if (!opened.ok) throw new Error('open');
+  const deps = { runs: h.runs, journal: h.journal, workspaces: h.workspaces, clock };
+  return { h, service, session, ids, ws: opened.value, deps };
+}
+
+describe('previewRetention and applyRetention on real runs', () => {
+  it('deletes exactly the old runs’ directories and journals, keeps records and conversation', async () => {
+    const { h, session, ids, ws, deps } = await setup(['one', 'two', 'three', 'four']);
+    const [one, two, three, four] = ids as [RunId, RunId, RunId, RunId];
+    const before = await files(ws);
+    const messagesBefore = await h.sessions.messages(session.id);
+    const eventsOf = async (id: RunId) => (await h.journal.read(id, { limit: 500 })).length;
+    const eventsBefore = await Promise.all(ids.map(eventsOf));
+    for (const id of ids) {
+      expect([...before.keys()].some((k) => k.startsWith(`runs/${id}/model-responses/`))).toBe(true);
+      expect([...before.keys()].some((k) => k.startsWith(`runs/${id}/checkpoints/`))).toBe(true);
+      expect([...before.keys()].some((k) => k.startsWith(`tool-results/${id}/`))).toBe(true);
+    }
+
+    const planned = plan(await allRuns(h.runs), { keepFullRuns: 1, keepJournalRuns: 2 });
+    expect(summary(planned)).toEqual([`${three}:A`, `${two}:AJ`, `${one}:AJ`]);
+
+    const preview = await previewRetention(planned, deps);
+    // The dry run deletes nothing.
+    expect(await files(ws)).toEqual(before);
+    const under = (id: RunId) =>
+      [...before.entries()].filter(
+        ([k]) => k.startsWith(`runs/${id}/`) || k.startsWith(`tool-results/${id}/`),
+      );
+    for (const item of preview.items) {
+      const own = under(item.runId);
+      expect(item.files).toBe(own.length);
+      expect(item.bytes).toBe(own.reduce((a, [, b]) => a + b, 0));
+      expect(item.events).toBe(item.deleteJournal ? eventsBefore[ids.indexOf(item.runId)] : 0);
+    }
+    expect(preview.totals.runs).toBe(3);
+    expect(preview.totals.events).toBe(eventsBefore[0]! + eventsBefore[1]!);
+
+    const progress: [number, number][] = [];
+    const result = await applyRetention(planned, deps, { onProgress: (d, t) => progress.push([d, t]) });
+    expect(progress).toEqual([
+      [1, 3],
+      [2, 3],
+      [3, 3],
+    ]);
+    expect(result.failed).toBe(0);
+    expect(result.skipped).toBe(0);
+    // What the dry run promised is what applying freed.
+    expect(result.totals).toEqual(preview.totals);
+    const footprint = ({ runId, files, bytes, events }: MeasuredItem) => ({ runId, files, bytes, events });
+    expect(result.outcomes.map((o) => (o.outcome === 'pruned' ? footprint(o) : o))).toEqual(
+      preview.items.map(footprint),
+    );
+
+    const after = await files(ws);
+    expect(total(before) - total(after)).toBe(preview.totals.bytes);
+    // Exactly the planned directories went; the newest run and the person's files stay.
+    const gone = [...before.keys()].filter((k) => !after.has(k)).sort();
+    expect(gone).toEqual([...under(one), ...under(two), ...under(three)].map(([k]) => k).sort());
+    expect(after.get('work/one.md')).toBeGreaterThan(0);
+    expect(await ws.stat(p(`runs/${one}`))).toEqual({ ok: true, value: null });
+    expect(await ws.stat(p(`tool-results/${three}`))).toEqual({ ok: true, value: null });
+
+    // Journals: the two oldest gone, the others intact.
+    expect(await Promise.all(ids.map(eventsOf))).toEqual([0, 0, eventsBefore[2], eventsBefore[3]]);
+    expect(four).toBeDefined();
+    // Records stay, marked.
+    const records = await Promise.all(ids.map((id) => h.runs.get(id)));
+    expect(records.map((r) => r?.pruned)).toEqual(['journal', 'journal', 'artifacts', undefined]);
+    expect(records.map((r) => r?.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
+    expect(records[0]!.prunedAt).toBeGreaterThan(0);
+    expect(records[3]!.prunedAt).toBeUndefined();
+    // The conversation is untouched.
+    expect(await h.sessions.messages(session.id)).toEqual(messagesBefore);
+
+    // Running it again finds nothing more to do.
+    expect(plan(await allRuns(h.runs), { keepFullRuns: 1, keepJournalRuns: 2 }).items).toEqual([]);
+  });
+
+  it('a second pass removes only what is left (the journal of a run already pruned)', async () => {
+    const { h, ids, deps } = await setup(['a', 'b']);
+    const first = plan(await allRuns(h.runs), { keepFullRuns: 1, keepJournalRuns: 2 });
+    await applyRetention(first, deps);
+    const second = plan(await allRuns(h.runs), { keepFullRuns: 1, keepJournalRuns: 1 });
+    expect(summary(second)).toEqual([`${ids[0]}:J`]);
+    const preview = await previewRetention(second, deps);
+    expect(preview.totals.bytes).toBe(0);
+    expect(preview.totals.events).toBeGreaterThan(0);
+    const result = await applyRetention(second, deps);
+    expect(result.totals).toEqual(preview.totals);
+    expect((await h.runs.get(ids[0]!))?.pruned).toBe('journal');
+  });
+
+  it('never touches an active run, and refuses a run that became active since planning', async () => {
+    const { h, service, session, ids, ws, deps } = await setup(['old'], [{ hangAfter: 'thinking about it' }]);
+    // A second session's run is working right now.
+    const busy = await service.create();
+    const iterator = service.send(busy.id, 'hang')[Symbol.asyncIterator]();
+    let activeId: RunId | undefined;
+    while (!activeId) {
+      const next = await iterator.next();
+      if (!next.done && next.value.type === 'run') activeId = next.value.run.id;
+    }
+    // Wait until it is streaming (its journal and files exist).
+    while ((await h.runs.get(activeId))?.status !== 'calling_model')
+      await new Promise((r) => setTimeout(r, 1));
+
+    const planned = plan(await allRuns(h.runs), { keepFullRuns: 0, keepJournalRuns: 0 });
+    expect(planned.activeRuns).toBe(1);
+    expect(planned.items.map((i) => i.runId)).toEqual([ids[0]]);
+
+    // Forge a plan that names the active run: applying re-reads the record and skips it.
+    const forged: RetentionPlan = {
+      ...planned,
+      items: [...planned.items, { ...planned.items[0]!, runId: activeId, sessionId: busy.id, position: 2 }],
+    };
+    const activeEvents = (await h.journal.read(activeId, { limit: 500 })).length;
+    const result = await applyRetention(forged, deps);
+    expect(result.outcomes.map((o) => [o.runId, o.outcome])).toEqual([
+      [ids[0], 'pruned'],
+      [activeId, 'skipped'],
+    ]);
+    const skipped = result.outcomes[1]!;
+    expect(skipped.outcome === 'skipped' && skipped.reason).toMatch(/active/);
+    expect((await h.journal.read(activeId, { limit: 500 })).length).toBeGreaterThanOrEqual(activeEvents);
+    const busyWs = await h.workspaces.open(sessionWorkspaceKey(busy.id));
+    if (!busyWs.ok) throw new Error('open');
+    expect(await busyWs.value.stat(p(`runs/${activeId}/input/resolved_profile.json`))).toMatchObject({
+      ok: true,
+      value: { kind: 'file' },
+    });
+    expect((await h.runs.get(activeId))?.pruned).toBeUndefined();
+
+    await service.cancel(activeId);
+    await iterator.return?.();
+    expect(session.id).not.toBe(busy.id);
+    expect((await files(ws)).size).toBeGreaterThan(0);
+  });
+
+  it('skips a run deleted since planning, and stops between runs when aborted', async () => {
+    const { h, ids, deps } = await setup(['x', 'y', 'z']);
+    const planned = plan(await allRuns(h.runs), { keepFullRuns: 0, keepJournalRuns: 3 });
+    await h.db.runs.delete(ids[2]!);
+    const controller = new AbortController();
+    const result = await applyRetention(planned, deps, {
+      signal: controller.signal,
+      onProgress: (done) => done === 2 && controller.abort(),
+    });
+    expect(result.outcomes.map((o) => o.outcome)).toEqual(['skipped', 'pruned']);
+    expect((await h.runs.get(ids[0]!))?.pruned).toBeUndefined();
+  });
+});
