@@ -33,12 +33,14 @@ function importsOf(layer: string): { file: string; target: string }[] {
 /** DESIGN.md: dependencies point inward only. */
 const ALLOWED: Record<string, RegExp> = {
   domain: /^(domain\/|package:zod$)/,
-  ports: /^(domain|ports)\//,
+  // Stores of characters, lorebooks and chats hold the chat/ layer's (pure) documents.
+  ports: /^(domain|ports|chat)\//,
   runtime: /^(domain|ports|runtime|tools)\/|^package:zod$/,
   tools: /^(domain|ports|tools)\/|^package:(zod|re2js)$/,
   chat: /^(domain|chat)\/|^package:(zod|fflate)$/,
   client: /^(domain|client|worker\/(protocol|rpc)|worker\/runtime\.worker\?worker)/,
-  ui: /^(domain|client|ui|worker\/protocol)|^package:(svelte|marked|dompurify|workbox-window)/,
+  // chat/ is pure (no I/O): editors use its schemas, defaults and key parsing.
+  ui: /^(domain|client|ui|chat|worker\/protocol)|^package:(svelte|marked|dompurify|workbox-window)/,
 };
 
 describe('layering', () => {

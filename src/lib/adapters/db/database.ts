@@ -4,6 +4,13 @@ import type { RunEvent } from '$lib/domain/events';
 import type { RunRecord } from '$lib/domain/run';
 import type { SessionMessage, SessionRecord } from '$lib/domain/session';
 import type { JsonValue } from '$lib/domain/json';
+import type {
+  CharacterRecord,
+  ChatMessageRow,
+  ChatRecord,
+  LorebookRecord,
+  PersonaRecord,
+} from '$lib/chat/records';
 
 export interface SettingRow {
   key: string;
@@ -15,6 +22,11 @@ export interface ProfileRow {
   document: JsonValue;
 }
 
+/** A character row: the record plus its name, copied out of the card for the `name` index. */
+export type CharacterRow = CharacterRecord & { name: string };
+/** A lorebook row: the record plus the book's name for the `name` index. */
+export type LorebookRow = LorebookRecord & { name: string };
+
 export type HearthDatabase = Dexie & {
   sessions: EntityTable<SessionRecord, 'id'>;
   sessionMessages: Dexie.Table<SessionMessage, [string, number]>;
@@ -23,6 +35,11 @@ export type HearthDatabase = Dexie & {
   connections: EntityTable<Connection, 'id'>;
   profiles: EntityTable<ProfileRow, 'id'>;
   settings: EntityTable<SettingRow, 'key'>;
+  characters: EntityTable<CharacterRow, 'id'>;
+  personas: EntityTable<PersonaRecord, 'id'>;
+  lorebooks: EntityTable<LorebookRow, 'id'>;
+  chats: EntityTable<ChatRecord, 'id'>;
+  chatMessages: Dexie.Table<ChatMessageRow, [string, number]>;
 };
 
 /**
@@ -51,5 +68,15 @@ export function openHearthDatabase(name = 'hearth'): HearthDatabase {
           ref.value = upgradeConnection(row) as Connection;
         }),
     );
+  // Version 3: characters, personas, lorebooks and chats (SillyTavern-compatible content).
+  // `*lorebookIds` finds what a lorebook is attached to; global lorebooks and the default persona
+  // are settings (`globalLorebookIds`, `defaultPersonaId`).
+  db.version(3).stores({
+    characters: 'id, name, updatedAt, *lorebookIds',
+    personas: 'id, name',
+    lorebooks: 'id, name',
+    chats: 'id, characterId, updatedAt, [characterId+updatedAt], *lorebookIds',
+    chatMessages: '[chatId+index]',
+  });
   return db;
 }

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { CharacterCardSchema } from './card';
+import type { ChatMessage } from './chat-jsonl';
+import { LorebookSchema } from './lorebook';
+
+/**
+ * What Hearth keeps of characters, personas, lorebooks and chats (the Dexie rows decode through
+ * these schemas). They live beside the card and lorebook schemas they embed: `domain/` may not
+ * import `chat/`.
+ */
+
+const BytesSchema = z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'expected bytes');
+
+/**
+ * A character: its card and avatar. The card is stored with `avatar: null` and
+ * `characterBook: null`: the avatar bytes are `avatar`, an embedded lorebook becomes a lorebook of
+ * its own, attached in `lorebookIds`. The first attached lorebook is the character's own book,
+ * written back as `character_book` when the card is exported (SillyTavern's primary lorebook).
+ */
+export const CharacterRecordSchema = z.object({
+  id: z.string().min(1),
+  card: CharacterCardSchema,
+  /** A PNG without card chunks. */
+  avatar: BytesSchema.optional(),
+  lorebookIds: z.array(z.string()),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type CharacterRecord = z.infer<typeof CharacterRecordSchema>;
+
+/** Who the person is in a chat (`{{user}}`, `{{persona}}`). */
+export const PersonaRecordSchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  description: z.string(),
+  /** An image (PNG, JPEG, WebP, GIF) as uploaded. */
+  avatar: BytesSchema.optional(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type PersonaRecord = z.infer<typeof PersonaRecordSchema>;
+
+/** Where a lorebook came from: a world info file, or a card's embedded `character_book`. */
+export const LorebookSourceSchema = z.object({
+  kind: z.enum(['worldInfo', 'card']),
+  fileName: z.string(),
+  /** For `card`: the character imported with it. */
+  characterId: z.string().optional(),
+});
+export type LorebookSource = z.infer<typeof LorebookSourceSchema>;
+
+export const LorebookRecordSchema = z.object({
+  id: z.string().min(1),
+  book: LorebookSchema,
+  source: LorebookSourceSchema.optional(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type LorebookRecord = z.infer<typeof LorebookRecordSchema>;
+
+/** A chat with a character (its messages are rows of `chatMessages`). */
+export const ChatRecordSchema = z.object({
+  /** The chat's UUID: its stable id (runtime.md §6.1), never derived from its title. */
+  id: z.string().min(1),
+  characterId: z.string(),
+  title: z.string(),
+  /** The persona chosen for this chat; null: the default persona. */
+  personaId: z.string().nullable(),
+  /** Lorebooks attached to this chat only. */
+  lorebookIds: z.array(z.string()),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type ChatRecord = z.infer<typeof ChatRecordSchema>;
+
+/** One message of a chat, keyed by `[chatId+index]` (0-based). */
+export type ChatMessageRow = ChatMessage & { chatId: string; index: number };
+
+// eslint-disable-next-line no-control-regex
+const UNSAFE_FILE_CHARACTERS = /[\u0000-\u001f\u007f<>:"/\\|?*]+/g;
+
+/** A file name for an exported character or lorebook: its name without characters file systems refuse. */
+export function exportFileName(name: string, extension: string, fallback = 'export'): string {
+  const safe = name.replace(UNSAFE_FILE_CHARACTERS, '_').trim().slice(0, 100);
+  return `${safe.replace(/^\.+/, '') || fallback}.${extension}`;
+}
