@@ -4,6 +4,7 @@ import type { JsonValue } from '$lib/domain/json';
 import type { ImageRef } from '$lib/domain/model';
 import type { ToolId } from '$lib/domain/tool-id';
 import type { WorkspaceRoots } from '$lib/domain/workspace-roots';
+import type { ChatContext } from '$lib/ports/chat-context';
 import type { Workspace } from '$lib/ports/workspace';
 import type { ReadState } from './workspace/read-state';
 
@@ -29,7 +30,49 @@ export type ToolEffect =
       sha256: string;
       /** Occurrences of `old_string` replaced (all of them with `replace_all`, else 1). */
       replacements: number;
-    };
+    }
+  /**
+   * `workspace_commit` validated a commit (runtime.md §1.9): the path is visible, the mode valid,
+   * the file exists, is UTF-8 and is not a blank required message body. `chars`, `words` and
+   * `sha256` describe the whole file as read. The tool's outcome is the success result; its
+   * `structured.messageId`/`messageIndex` are `null` until the host answers. The runtime must:
+   * 1. journal `chat_commit_started {commitId: commit_<uuid>, invocationId, callId, path, mode, reason}`;
+   * 2. status `creating_checkpoint`, checkpoint the file with reason `chat_commit` (`checkpoint_created`);
+   * 3. register the pending host commit, status `awaiting_host_commit`, journal `chat_commit_requested`
+   *    {commitId, invocationId, callId, run identity, path, mode, reason, chars, words, sha256, checkpointId};
+   * 4. wait for the host: cancellation drops the pending commit and ends the run `cancelled`; a host
+   *    error journals `chat_commit_failed` and is the system failure `agent.chat_commit_failed`
+   *    (the tool's outcome is discarded);
+   * 5. on success record `{path, mode, messageId, round}` in the run's commit ledger (shared along the
+   *    handoff chain), status `dispatching_tool`, journal `chat_commit_completed` (with `messageIndex`)
+   *    and `chat_commit_recorded`, and return `commitCompleted(outcome, messageId)` (commit.ts);
+   * 6. when `finish` is true (D6), then finish the run exactly as for a `finish` effect — the commit
+   *    just succeeded, so `agent.foreground_commit_required` cannot apply.
+   * Commit is never offered to return-mode children (tools.md §4.2), so the tool does not check that.
+   */
+  | {
+      type: 'commit';
+      path: string;
+      mode: 'replace' | 'append';
+      /** Trimmed; absent when the model gave none. */
+      reason?: string;
+      /** `workspace_commit` with `finish: true`: end the run after this commit (D6). */
+      finish: boolean;
+      chars: number;
+      words: number;
+      sha256: string;
+    }
+  /**
+   * `workspace_finish` asks to end the run (runtime.md §1.10). The tool checks only its arguments;
+   * the runtime must, in order, replace the outcome with a recoverable error when
+   * - the invocation is a return-mode child: `agent.child_finish_denied` (tell it to call `task_return`);
+   * - the run is a foreground run whose commit ledger is empty (a commit by an earlier handoff owner
+   *   counts): `agent.foreground_commit_required` (tell it to call `workspace_commit` first);
+   * - it is not the last call of its turn: per D6 the calls after it get `agent.tool_after_finish`.
+   * Otherwise cancel the invocation's unfinished return-mode tasks without waiting, end the tool loop
+   * and run `finishRun` (persist promotion, persistent-state metadata handshake, `completed`).
+   */
+  | { type: 'finish'; reason?: string };
 
 /** What a tool returns; the runtime adds call id and tool id to make an AgentToolResult. */
 export interface ToolOutcome {
@@ -49,6 +92,20 @@ export interface ToolContext {
   /** Per-invocation read-state for CAS (tools.md §12.3). */
   readState: ReadState;
   signal: AbortSignal;
+  /** Chat runs: the bound chat and the frozen World Info activation; absent in Sessions. */
+  chat?: ChatContext;
+  /**
+   * Chat runs: the profile's message-body artifact path, the default of `workspace_commit`'s
+   * `path`. Default `output/main.md`.
+   */
+  messageBodyPath?: string;
+  /**
+   * Whether that artifact is `required`: committing it while it is blank fails with
+   * `workspace.required_artifact_empty`. Default true (the built-in `main` artifact is required).
+   */
+  messageBodyRequired?: boolean;
+  /** Uniform random numbers in [0, 1) for `dice.roll`; default a `crypto.getRandomValues` source. */
+  random?: () => number;
 }
 
 /**

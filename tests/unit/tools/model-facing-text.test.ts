@@ -7,7 +7,11 @@ import { sessionSystemPrompt } from '$lib/runtime/session-prompt';
 import { prepareBindings } from '$lib/runtime/tool-bindings';
 import { buildCatalog, builtinSource } from '$lib/runtime/tool-catalog';
 import { createSnapshot } from '$lib/runtime/tool-snapshot';
+import { chatScopeTools } from '$lib/tools/chat-scope';
 import { workspaceTools } from '$lib/tools/workspace';
+
+/** Every builtin implemented so far: the workspace tools and the Chat-scope tools. */
+const BUILTINS = [...workspaceTools, ...chatScopeTools];
 
 const CALL_NAMES = new Set(BUILTIN_TOOL_NAMES.map(builtinCallName));
 const NATIVE = new RegExp(
@@ -24,11 +28,11 @@ function modelFacingTexts(): [string, string][] {
       else walk(`${where}.${k}`, v);
     }
   };
-  for (const tool of workspaceTools) {
+  for (const tool of BUILTINS) {
     texts.push([tool.callName, tool.description]);
     walk(tool.callName, z.toJSONSchema(tool.parameters));
   }
-  const catalog = buildCatalog([builtinSource(workspaceTools)]);
+  const catalog = buildCatalog([builtinSource(BUILTINS)]);
   if (!catalog.ok) throw new Error('catalog');
   const allow = catalog.value.filter((t) => t.scopes.includes('session')).map((t) => t.toolId);
   const snapshot = createSnapshot(
@@ -45,7 +49,24 @@ describe('model-facing text (spec README §4)', () => {
   const texts = modelFacingTexts();
 
   it('covers every builtin tool that exists', () => {
-    expect(texts.length).toBeGreaterThan(workspaceTools.length);
+    expect(texts.length).toBeGreaterThan(BUILTINS.length);
+    for (const tool of BUILTINS) expect(texts.map(([where]) => where)).toContain(tool.callName);
+  });
+
+  it('covers the Chat-scope tools of tools.md §13.1–13.3, 13.10, 13.11 and 13.17', () => {
+    expect(chatScopeTools.map((t) => t.callName)).toEqual([
+      'chat_search',
+      'chat_read_messages',
+      'worldinfo_read_activated',
+      'workspace_commit',
+      'workspace_finish',
+      'dice_roll',
+    ]);
+    for (const tool of chatScopeTools) {
+      expect(tool.scopes, tool.callName).toEqual(
+        tool.callName === 'dice_roll' ? ['chat', 'session'] : ['chat'],
+      );
+    }
   });
 
   it.each(texts)('%s names tools only by their call names', (_where, text) => {
