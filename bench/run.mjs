@@ -1,4 +1,6 @@
-// `npm run bench`: builds if needed, then runs every benchmark and prints its RESULT lines.
+// `npm run bench`: builds if needed, then runs every benchmark and prints its RESULT lines:
+// vitest (bench/*.node.bench.ts, then bench/*.browser.bench.ts in Chromium), the first-page
+// load, and the Playwright benchmarks against the built app (bench/e2e/).
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
@@ -11,3 +13,4 @@ const run = (cmd, args) => {
 if (!existsSync('build/index.html')) run('npx', ['vite', 'build']);
 run('npx', ['vitest', 'run', '--config', 'bench/vitest.config.ts']);
 run('node', ['bench/page-load.mjs']);
+run('npx', ['playwright', 'test', '--config', 'bench/playwright.config.ts']);

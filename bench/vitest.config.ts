@@ -3,20 +3,32 @@ import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
 import { chromiumLaunchOptions } from '../tests/support/chromium.mjs';
 
-/** Benchmarks print numbers (lines starting with RESULT); they assert nothing about time. */
+/**
+ * Benchmarks print numbers (lines starting with RESULT); they assert nothing about time. One file
+ * at a time, so benchmarks do not compete for the machine's two cores: `fileParallelism: false`
+ * serializes the files of a project, and distinct `groupOrder`s keep the two projects apart (within
+ * one group vitest runs Node and browser files side by side). Node first, then Chromium.
+ */
 export default defineConfig({
   plugins: [sveltekit()],
   test: {
+    fileParallelism: false,
     projects: [
       {
         extends: true,
-        test: { name: 'bench-node', include: ['bench/**/*.node.bench.ts'], environment: 'node' },
+        test: {
+          name: 'bench-node',
+          include: ['bench/**/*.node.bench.ts'],
+          environment: 'node',
+          sequence: { groupOrder: 1 },
+        },
       },
       {
         extends: true,
         test: {
           name: 'bench-browser',
           include: ['bench/**/*.browser.bench.ts'],
+          sequence: { groupOrder: 2 },
           browser: {
             enabled: true,
             headless: true,
