@@ -130,6 +130,33 @@ export class HearthClient {
     setGlobal: (id: string, global: boolean) => this.#rpc.call('lorebooks.setGlobal', { id, global }),
   };
 
+  /** Chats with characters; runs of chats are followed, stopped and guided through `runs`. */
+  readonly chats = {
+    list: (characterId: string) => this.#rpc.call('chats.list', { characterId }),
+    /** A new chat seeded with the character's greeting (alternate greetings as swipes). */
+    create: (characterId: string, personaId?: string | null) =>
+      this.#rpc.call('chats.create', { characterId, personaId }),
+    get: (chatId: string) => this.#rpc.call('chats.get', { chatId }),
+    update: (chatId: string, patch: { title?: string; personaId?: string | null; connectionId?: string }) =>
+      this.#rpc.call('chats.update', { chatId, ...patch }),
+    delete: (chatId: string) => this.#rpc.call('chats.delete', { chatId }),
+    /** Edits the shown swipe of message `index`. */
+    editMessage: (chatId: string, index: number, text: string) =>
+      this.#rpc.call('chats.editMessage', { chatId, index, text }),
+    deleteMessage: (chatId: string, index: number) =>
+      this.#rpc.call('chats.deleteMessage', { chatId, index }),
+    selectSwipe: (chatId: string, index: number, swipeId: number) =>
+      this.#rpc.call('chats.selectSwipe', { chatId, index, swipeId }),
+    /** A SillyTavern chat file; lines that could not be read are listed in `problems`. */
+    importJsonl: (characterId: string, fileName: string, bytes: Uint8Array) =>
+      this.#rpc.call('chats.importJsonl', { characterId, fileName, bytes }, { transfer: transferOf(bytes) }),
+    exportJsonl: (chatId: string) => this.#rpc.call('chats.exportJsonl', { chatId }),
+    /** Sends the person's message and follows the run that writes the reply until it ends. */
+    send: (chatId: string, text: string) => this.#rpc.stream('chats.send', { chatId, text }),
+    /** A new swipe on the last assistant message (D12), followed until its run ends. */
+    regenerate: (chatId: string) => this.#rpc.stream('chats.regenerate', { chatId }),
+  };
+
   /** Usage, quota and persistence of this origin's storage. */
   readonly storage = {
     estimate: () => this.#rpc.call('storage.estimate', undefined),

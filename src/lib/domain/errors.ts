@@ -70,6 +70,7 @@ export type ErrorCode =
   | 'workspace.escape'
   // model gateway
   | 'model.invalid_tool_call'
+  | 'model.tool_call_required'
   | 'model.unknown_tool_call'
   | 'model.upstream_invalid_response'
   | 'model.request_failed'

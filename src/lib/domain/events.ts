@@ -134,6 +134,45 @@ export interface RunEventPayloads {
     tokensAfter: number;
     summaryChars: number;
   };
+  direct_output_captured: {
+    round: number;
+    invocationId: string;
+    path: string;
+    chars: number;
+    words: number;
+    sha256: string;
+    modelResponsePath: string;
+  };
+  drift_recovery_attempted: {
+    attempt: number;
+    maxAttempts: number;
+    round: number;
+    invocationId: string;
+    committedCount: number;
+    reasonCode: 'model.tool_call_required';
+  };
+  chat_commit_started: { invocationId: string; path: string; mode: 'replace' | 'append' };
+  chat_commit_requested: {
+    commitId: string;
+    invocationId: string;
+    path: string;
+    mode: 'replace' | 'append';
+    reason: string | null;
+    chars: number;
+    words: number;
+    sha256: string;
+    checkpointId: string;
+  };
+  chat_commit_completed: { commitId: string; messageIndex: number; swipeId: number };
+  chat_commit_recorded: { invocationId: string; commitCount: number; path: string; mode: 'replace' | 'append'; messageIndex: number };
+  agent_loop_finished: { commitCount: number; round: number; invocationId: string };
+  run_partial_success: {
+    code: ErrorCode;
+    message: string;
+    retryable: false;
+    userRetryable: false;
+    preservedCommitCount: number;
+  };
   run_cancel_requested: null;
   run_cancelled: { message?: string };
   run_completed: null;

@@ -1,4 +1,5 @@
 import type { RunEvent } from './events';
+import type { JsonObject } from './json';
 import type { StreamPart } from './model';
 import type { RunRecord } from './run';
 import type { SessionMessage } from './session';
@@ -13,4 +14,26 @@ export type RunUpdate =
   /** The round's streamed output is void (the request is being retried). */
   | { type: 'round-reset'; round: number }
   | { type: 'message'; message: SessionMessage }
+  /** A Chat run's committed reply (or the person's message it answers) as saved. */
+  | { type: 'chat-message'; message: SavedChatMessage }
   | { type: 'run'; run: RunRecord };
+
+/**
+ * A chat message as saved, for pages following a Chat run: the shape of `ChatMessageRow`
+ * (`chat/records.ts`), spelled out here because domain/ may not import chat/. A unit test checks
+ * that the two stay assignable both ways.
+ */
+export interface SavedChatMessage {
+  chatId: string;
+  /** 0-based position in the chat. */
+  index: number;
+  name: string;
+  isUser: boolean;
+  isSystem: boolean;
+  sendDate: string | number | null;
+  mes: string;
+  extra: JsonObject;
+  swipes: { text: string; sendDate: string | number | null; extra: JsonObject; info: JsonObject }[];
+  swipeId: number;
+  unknown: JsonObject;
+}

@@ -16,6 +16,7 @@ export type RunStatus =
   | 'dispatching_tool'
   | 'applying_workspace_patch'
   | 'creating_checkpoint'
+  | 'awaiting_host_commit'
   | 'finishing'
   | 'cancelling'
   | 'completed'
@@ -34,7 +35,8 @@ export const TERMINAL_STATUSES: readonly RunStatus[] = [
 ];
 export const isTerminal = (s: RunStatus): boolean => TERMINAL_STATUSES.includes(s);
 
-export type RunTarget = { kind: 'session'; sessionId: string };
+/** What a run answers: a Session (its workspace is the session's) or a chat (a reply to commit). */
+export type RunTarget = { kind: 'session'; sessionId: string } | { kind: 'chat'; chatId: string };
 
 export interface RunRecord {
   id: RunId;

@@ -18,6 +18,7 @@ export interface RunStore {
   get(id: RunId): Promise<RunRecord | undefined>;
   put(run: RunRecord): Promise<void>;
   listForSession(sessionId: string): Promise<RunRecord[]>;
+  listForChat(chatId: string): Promise<RunRecord[]>;
   /** Runs not in a terminal status (left behind by a closed tab or a crash). */
   listActive(): Promise<RunRecord[]>;
   /** Runs in a terminal status, in any order (retention plans over them). */

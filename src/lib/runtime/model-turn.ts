@@ -2,6 +2,9 @@ import type { HearthError } from '$lib/domain/errors';
 import type { ContentPart, FinishReason, ModelRequest, StreamPart, Usage } from '$lib/domain/model';
 import { createReplyAssembler } from '$lib/domain/model-reply';
 import type { ModelGateway } from '$lib/ports/model-gateway';
+import { canRetryModelCall } from '$lib/domain/errors';
+import { ROOT_INVOCATION } from '$lib/domain/run';
+import type { RunRecorder } from './run-recorder';
 
 export interface ModelToolCall {
   callId: string;
@@ -84,4 +87,64 @@ export async function collectModelTurn(
     partial: turn,
     toolOutputStarted,
   };
+}
+
+export interface RetryPolicy {
+  maxRetries: number;
+  intervalMs: number;
+}
+
+export interface ModelCallDeps {
+  gateway: ModelGateway;
+  recorder: RunRecorder;
+  retry: RetryPolicy;
+  /** Resolves after `ms`, or early when `signal` aborts. */
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export type CallOutcome =
+  | { kind: 'completed'; turn: ModelTurn }
+  | { kind: 'failed'; error: HearthError; partial: ModelTurn }
+  | { kind: 'cancelled'; partial: ModelTurn };
+
+/** D15: retry rate limits and transient failures, never once tool-call output has streamed. */
+export async function callWithRetry(
+  request: ModelRequest,
+  round: number,
+  deps: ModelCallDeps,
+  signal: AbortSignal,
+): Promise<CallOutcome> {
+  const { recorder, retry } = deps;
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await collectModelTurn(deps.gateway, request, signal, (part) =>
+      recorder.publish({ type: 'part', round, part }),
+    );
+    if (outcome.kind === 'completed') return outcome;
+    if (signal.aborted) return { kind: 'cancelled', partial: outcome.partial };
+    const retryable = canRetryModelCall(outcome.error) && !outcome.toolOutputStarted;
+    const willRetry = retryable && attempt <= retry.maxRetries;
+    await recorder.emit({
+      type: 'model_call_attempt_failed',
+      level: willRetry ? 'warn' : 'error',
+      payload: {
+        round,
+        invocationId: ROOT_INVOCATION,
+        attempt,
+        maxRetries: retry.maxRetries,
+        retryable,
+        willRetry,
+        code: outcome.error.code,
+        message: outcome.error.message,
+      },
+    });
+    if (!willRetry) return { kind: 'failed', error: outcome.error, partial: outcome.partial };
+    const intervalMs = Math.max(outcome.error.retryAfterMs ?? 0, retry.intervalMs * 2 ** (attempt - 1));
+    await recorder.emit({
+      type: 'model_call_retry_scheduled',
+      payload: { round, invocationId: ROOT_INVOCATION, nextAttempt: attempt + 1, intervalMs },
+    });
+    recorder.publish({ type: 'round-reset', round });
+    await deps.sleep(intervalMs, signal);
+    if (signal.aborted) return { kind: 'cancelled', partial: outcome.partial };
+  }
 }

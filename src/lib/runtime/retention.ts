@@ -59,7 +59,8 @@ export function planRetention(
   const valid = parseRetentionPolicy(policy);
   if (!valid.ok) return valid;
   const { keepFullRuns, keepJournalRuns } = valid.value;
-  const terminal = runs.filter((r) => isTerminal(r.status)).sort(newestFirst);
+  // Session runs: their artifacts live in the session workspace (chat runs join when chats have retention).
+  const terminal = runs.filter((r) => isTerminal(r.status) && r.target.kind === 'session').sort(newestFirst);
   const items: RetentionItem[] = [];
   terminal.forEach((run, i) => {
     if (i < keepFullRuns) return;
@@ -69,7 +70,7 @@ export function planRetention(
     if (!deleteArtifacts && !deleteJournal) return;
     items.push({
       runId: run.id,
-      sessionId: run.target.sessionId,
+      sessionId: run.target.kind === 'session' ? run.target.sessionId : '',
       status: run.status,
       createdAt: run.createdAt,
       position: i + 1,

@@ -1,5 +1,5 @@
 import { textMetrics } from '$lib/domain/text-metrics';
-import { canRetryModelCall, HearthFailure, toHearthError, type HearthError } from '$lib/domain/errors';
+import { HearthFailure, toHearthError, type HearthError } from '$lib/domain/errors';
 import type { ContentPart, ModelMessage, ModelRequest } from '$lib/domain/model';
 import { addUsage, ROOT_INVOCATION, type RunRecord } from '$lib/domain/run';
 import type { SessionMessage } from '$lib/domain/session';
@@ -10,7 +10,7 @@ import type { SessionStore } from '$lib/ports/stores';
 import type { Workspace } from '$lib/ports/workspace';
 import { ReadState } from '$lib/tools/workspace/read-state';
 import { sessionAuditPaths } from './audit-paths';
-import { collectModelTurn, type ModelTurn } from './model-turn';
+import { callWithRetry, collectModelTurn, type ModelTurn, type RetryPolicy } from './model-turn';
 import type { RunRecorder } from './run-recorder';
 import { sessionSystemPrompt } from './session-prompt';
 import { dispatchToolCall } from './tool-dispatch';
@@ -27,11 +27,6 @@ import { guidanceMessage, type GuidanceMailbox } from './guidance';
 import { createCheckpoint, type CheckpointReason } from './checkpoints';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
 import type { ToolSnapshot } from './tool-snapshot';
-
-export interface RetryPolicy {
-  maxRetries: number;
-  intervalMs: number;
-}
 
 export interface SessionRunDeps {
   gateway: ModelGateway;
@@ -75,6 +70,7 @@ export async function runSessionLoop(
   signal: AbortSignal,
 ): Promise<SessionRunEnd> {
   const { recorder, snapshot } = deps;
+  if (run.target.kind !== 'session') throw new Error('internal: a Session loop for a chat run');
   const sessionId = run.target.sessionId;
   const audit = sessionAuditPaths(run.id);
   const readState = new ReadState();
@@ -319,51 +315,4 @@ function assistantMessage(turn: ModelTurn, completed: boolean): ModelMessage {
   if (turn.reasoning) parts.push({ type: 'reasoning', text: turn.reasoning });
   if (turn.text) parts.push({ type: 'text', text: turn.text });
   return { role: 'assistant', parts };
-}
-
-type CallOutcome =
-  | { kind: 'completed'; turn: ModelTurn }
-  | { kind: 'failed'; error: HearthError; partial: ModelTurn }
-  | { kind: 'cancelled'; partial: ModelTurn };
-
-/** D15: retry rate limits and transient failures, never once tool-call output has streamed. */
-async function callWithRetry(
-  request: ModelRequest,
-  round: number,
-  deps: SessionRunDeps,
-  signal: AbortSignal,
-): Promise<CallOutcome> {
-  const { recorder, retry } = deps;
-  for (let attempt = 1; ; attempt++) {
-    const outcome = await collectModelTurn(deps.gateway, request, signal, (part) =>
-      recorder.publish({ type: 'part', round, part }),
-    );
-    if (outcome.kind === 'completed') return outcome;
-    if (signal.aborted) return { kind: 'cancelled', partial: outcome.partial };
-    const retryable = canRetryModelCall(outcome.error) && !outcome.toolOutputStarted;
-    const willRetry = retryable && attempt <= retry.maxRetries;
-    await recorder.emit({
-      type: 'model_call_attempt_failed',
-      level: willRetry ? 'warn' : 'error',
-      payload: {
-        round,
-        invocationId: ROOT_INVOCATION,
-        attempt,
-        maxRetries: retry.maxRetries,
-        retryable,
-        willRetry,
-        code: outcome.error.code,
-        message: outcome.error.message,
-      },
-    });
-    if (!willRetry) return { kind: 'failed', error: outcome.error, partial: outcome.partial };
-    const intervalMs = Math.max(outcome.error.retryAfterMs ?? 0, retry.intervalMs * 2 ** (attempt - 1));
-    await recorder.emit({
-      type: 'model_call_retry_scheduled',
-      payload: { round, invocationId: ROOT_INVOCATION, nextAttempt: attempt + 1, intervalMs },
-    });
-    recorder.publish({ type: 'round-reset', round });
-    await deps.sleep(intervalMs, signal);
-    if (signal.aborted) return { kind: 'cancelled', partial: outcome.partial };
-  }
 }

@@ -45,6 +45,8 @@ export interface SessionServiceDeps {
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Other tabs: optional (a single tab, or Node tests, need none). */
   bus?: RunBus;
+  /** Live updates, shared with the Chat service so `watch` follows either kind of run. */
+  feed?: RunFeed;
 }
 
 export const DEFAULT_CONNECTION_KEY = 'defaultConnectionId';
@@ -62,10 +64,11 @@ interface ActiveRun {
  * the run's life), the run executed in this worker, its progress fanned out to subscribers.
  */
 export class SessionService {
-  readonly #feed = new RunFeed();
+  readonly #feed: RunFeed;
   readonly #active = new Map<string, ActiveRun>();
 
   constructor(private readonly deps: SessionServiceDeps) {
+    this.#feed = deps.feed ?? new RunFeed();
     // Another tab's runs: follow their updates; stop them when asked and they are ours.
     deps.bus?.listen((m) => {
       if (m.type === 'update' && !this.#active.has(m.runId)) this.#feed.publish(m.runId, m.update);
@@ -89,7 +92,7 @@ export class SessionService {
     const orphans = (await this.deps.runs.listActive()).filter((r) => !this.#active.has(r.id));
     await Promise.all(
       orphans.map((run) =>
-        this.deps.locks.withLock(sessionLock(run.target.sessionId), async () => {
+        this.deps.locks.withLock(runLock(run.target), async () => {
           const current = await this.deps.runs.get(run.id);
           if (!current || isTerminal(current.status) || this.#active.has(run.id)) return;
           const recorder = new RunRecorder(current, {
@@ -186,6 +189,9 @@ export class SessionService {
     if (!path.ok || !own) {
       throw new HearthFailure(hearthError('workspace.path_not_visible', `${raw} is not a file of this run.`));
     }
+    if (run.target.kind !== 'session') {
+      throw new HearthFailure(hearthError('agent.not_found', 'This run belongs to a chat.'));
+    }
     const read = await (await this.workspace(run.target.sessionId)).read(path.value);
     if (!read.ok) throw new HearthFailure(read.error);
     return read.value;
@@ -279,6 +285,11 @@ export class SessionService {
             'agent.resume_refused',
             'Only an interrupted reply, or one that failed for a passing reason, can be resumed.',
           ),
+        );
+      }
+      if (run.target.kind !== 'session') {
+        throw new HearthFailure(
+          hearthError('agent.resume_refused', 'Replies in chats are regenerated, not resumed.'),
         );
       }
       await this.#drive(
@@ -585,6 +596,9 @@ export class SessionService {
 
 const TERMINAL_EVENTS = new Set(['run_completed', 'run_failed', 'run_cancelled', 'run_interrupted']);
 const sessionLock = (sessionId: string) => `hearth:session:${sessionId}`;
+/** One active run per session or chat, across tabs. */
+export const runLock = (target: RunRecord['target']) =>
+  target.kind === 'session' ? sessionLock(target.sessionId) : `hearth:chat:${target.chatId}`;
 
 const toError = (e: unknown) =>
   e instanceof HearthFailure

@@ -38,6 +38,11 @@ export interface DispatchDeps {
   external?: Partial<Record<'mcp' | 'extension', ExternalToolExecutor>>;
   /** The profile's `tools.externalResultInlineCharLimit`. */
   inlineCharLimit?: number;
+  /** Performs a Chat run's commit or finish; returns the call's outcome (or an error instead). */
+  onControl?: (
+    effect: Extract<ToolEffect, { type: 'commit' | 'finish' }>,
+    outcome: ToolOutcome,
+  ) => Promise<ToolOutcome>;
   /** Copies changed files into a new checkpoint; throws on failure (a system failure). */
   checkpoint?: (
     reason: CheckpointReason,
@@ -217,7 +222,14 @@ async function run(
         : { code: 'agent.internal_error', message: e instanceof Error ? e.message : String(e) },
     );
   }
-  for (const effect of outcome.effects) await recordEffect(effect, deps);
+  for (const effect of outcome.effects) {
+    if (effect.type === 'commit' || effect.type === 'finish') {
+      // The run performs commit and finish; it may turn the call into an error (e.g. finish before a commit).
+      if (deps.onControl) outcome = await deps.onControl(effect, outcome);
+    } else {
+      await recordEffect(effect, deps);
+    }
+  }
   return outcome;
 }
 

@@ -5,6 +5,7 @@ import { lorebookHandlers } from './handlers/lorebooks';
 import { personaHandlers } from './handlers/personas';
 import { profileHandlers } from './handlers/profiles';
 import { sessionHandlers } from './handlers/sessions';
+import { chatHandlers } from './handlers/chats';
 import { settingsHandlers } from './handlers/settings';
 import { workspaceHandlers } from './handlers/workspace';
 import type { HearthMethods, HearthStreams } from './protocol';
@@ -28,6 +29,7 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
     characterHandlers(ctx),
     personaHandlers(ctx),
     lorebookHandlers(ctx),
+    chatHandlers(ctx),
   ];
   return {
     methods: Object.assign({}, ...areas.map((a) => a.methods)),

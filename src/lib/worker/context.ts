@@ -25,6 +25,10 @@ import type { Locks } from '$lib/ports/locks';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import type { WorkspaceStore } from '$lib/ports/workspace';
 import { SessionService } from '$lib/runtime/sessions';
+import { ChatService } from '$lib/runtime/chats';
+import { RunFeed } from '$lib/runtime/run-feed';
+import { chatScopeTools } from '$lib/tools/chat-scope';
+import { DexieChatStore } from '$lib/adapters/db/chat-store';
 import { workspaceTools } from '$lib/tools/workspace';
 
 export interface RuntimeOptions {
@@ -51,10 +55,12 @@ export interface RuntimeContext {
     characters: DexieCharacterStore;
     personas: DexiePersonaStore;
     lorebooks: DexieLorebookStore;
+    chats: DexieChatStore;
   };
   fetch: typeof fetch;
   gatewayFor: (connection: Connection) => ModelGateway;
   sessions: SessionService;
+  chats: ChatService;
 }
 
 export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
@@ -69,6 +75,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     characters: new DexieCharacterStore(db),
     personas: new DexiePersonaStore(db),
     lorebooks: new DexieLorebookStore(db),
+    chats: new DexieChatStore(db),
   };
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const gatewayFor = (c: Connection): ModelGateway => {
@@ -87,16 +94,19 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
         return geminiGateway(http);
     }
   };
-  const sessions = new SessionService({
-    ...stores,
+  const feed = new RunFeed();
+  const bus = broadcastRunBus();
+  const shared = {
     workspaces: options.workspaces,
     locks: options.locks,
     gatewayFor,
-    tools: workspaceTools,
     clock: systemClock,
     ids: randomIds,
     sleep,
-    bus: broadcastRunBus(),
-  });
-  return { options, db, stores, fetch: doFetch, gatewayFor, sessions };
+    bus,
+    feed,
+  };
+  const sessions = new SessionService({ ...stores, ...shared, tools: workspaceTools });
+  const chats = new ChatService({ ...stores, ...shared, tools: [...workspaceTools, ...chatScopeTools] });
+  return { options, db, stores, fetch: doFetch, gatewayFor, sessions, chats };
 }

@@ -9,7 +9,14 @@ import type { RunUpdate } from '$lib/domain/run-update';
 import type { SessionMessage, SessionRecord, SessionSummary } from '$lib/domain/session';
 import type { CharacterCard } from '$lib/chat/card';
 import type { Lorebook } from '$lib/chat/lorebook';
-import type { CharacterRecord, LorebookRecord, LorebookSource, PersonaRecord } from '$lib/chat/records';
+import type {
+  CharacterRecord,
+  ChatMessageRow,
+  ChatRecord,
+  LorebookRecord,
+  LorebookSource,
+  PersonaRecord,
+} from '$lib/chat/records';
 import type { StoredIssue } from '$lib/ports/characters';
 
 /** A workspace entry as the UI sees it (visible roots only). */
@@ -336,6 +343,55 @@ export type LorebookMethods = {
   'lorebooks.setGlobal': (p: { id: string; global: boolean }) => string[];
 };
 
+export type { ChatMessageRow, ChatRecord };
+
+/** A chat as the character's chat list shows it. */
+export interface ChatSummary extends ChatRecord {
+  messageCount: number;
+  lastMessage: string | null;
+}
+
+/** A chat as its page shows it. */
+export interface ChatView {
+  chat: ChatRecord;
+  character: { id: string; name: string; avatar: Uint8Array | null };
+  persona: { id: string | null; name: string; avatar: Uint8Array | null };
+  messages: ChatMessageRow[];
+  /** Runs of this chat (their `target` is `{ kind: 'chat'; chatId }`). */
+  runs: RunRecord[];
+}
+
+/** Chats with characters (SillyTavern-compatible; JSONL import and export). */
+export type ChatMethods = {
+  'chats.list': (p: { characterId: string }) => ChatSummary[];
+  /** Seeds the greeting (alternate greetings as swipes). */
+  'chats.create': (p: { characterId: string; personaId?: string | null }) => ChatRecord;
+  'chats.get': (p: { chatId: string }) => ChatView;
+  'chats.update': (p: {
+    chatId: string;
+    title?: string;
+    personaId?: string | null;
+    connectionId?: string;
+  }) => ChatRecord;
+  'chats.delete': (p: { chatId: string }) => void;
+  /** Edits the shown swipe. */
+  'chats.editMessage': (p: { chatId: string; index: number; text: string }) => ChatMessageRow;
+  'chats.deleteMessage': (p: { chatId: string; index: number }) => void;
+  'chats.selectSwipe': (p: { chatId: string; index: number; swipeId: number }) => ChatMessageRow;
+  'chats.importJsonl': (p: { characterId: string; fileName: string; bytes: Uint8Array }) => {
+    chat: ChatRecord;
+    problems: { line: number; message: string }[];
+  };
+  'chats.exportJsonl': (p: { chatId: string }) => { fileName: string; bytes: Uint8Array };
+};
+
+export type ChatStreams = {
+  /** Appends the person's message, then an agent run writes the reply. */
+  'chats.send': (p: { chatId: string; text: string }) => RunUpdate;
+  /** A new swipe on the last assistant message (D12). */
+  'chats.regenerate': (p: { chatId: string }) => RunUpdate;
+};
+
 /** Requests the page may make of the runtime worker: the union of every area above. */
 export type HearthMethods = SessionMethods &
   WorkspaceMethods &
@@ -344,7 +400,8 @@ export type HearthMethods = SessionMethods &
   SettingsMethods &
   CharacterMethods &
   PersonaMethods &
-  LorebookMethods;
+  LorebookMethods &
+  ChatMethods;
 
 /** Streams: items arrive until the stream ends; leaving early detaches. */
-export type HearthStreams = SessionStreams & WorkspaceStreams & SettingsStreams;
+export type HearthStreams = SessionStreams & WorkspaceStreams & SettingsStreams & ChatStreams;

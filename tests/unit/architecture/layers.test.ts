@@ -18,8 +18,10 @@ function importsOf(layer: string): { file: string; target: string }[] {
   for (const file of files(join(ROOT, layer))) {
     const text = readFileSync(file, 'utf8');
     // Not after `.`, a word character or a quote: `'profiles.import'` is a method name, not an import.
-    for (const m of text.matchAll(/(?<![\w.$'"])(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)) {
-      const spec = m[1]!;
+    // Static imports and re-exports (`… from '…'`), side-effect imports and dynamic `import('…')`.
+    const statements = /\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+    for (const m of text.matchAll(statements)) {
+      const spec = (m[1] ?? m[2] ?? m[3])!;
       let target: string;
       if (spec.startsWith('$lib/')) target = spec.slice(5);
       else if (spec.startsWith('.')) target = relative(ROOT, join(file, '..', spec));
@@ -35,7 +37,7 @@ const ALLOWED: Record<string, RegExp> = {
   domain: /^(domain\/|package:zod$)/,
   // Stores of characters, lorebooks and chats hold the chat/ layer's (pure) documents.
   ports: /^(domain|ports|chat)\//,
-  runtime: /^(domain|ports|runtime|tools)\/|^package:zod$/,
+  runtime: /^(domain|ports|runtime|tools|chat)\/|^package:zod$/,
   tools: /^(domain|ports|tools)\/|^package:(zod|re2js)$/,
   chat: /^(domain|chat)\/|^package:(zod|fflate)$/,
   client: /^(domain|client|worker\/(protocol|rpc)|worker\/runtime\.worker\?worker)/,

@@ -78,5 +78,7 @@ export function openHearthDatabase(name = 'hearth'): HearthDatabase {
     chats: 'id, characterId, updatedAt, [characterId+updatedAt], *lorebookIds',
     chatMessages: '[chatId+index]',
   });
+  // Version 4: runs of chats are listed per chat.
+  db.version(4).stores({ runs: 'id, [target.sessionId+createdAt], [target.chatId+createdAt], status' });
   return db;
 }

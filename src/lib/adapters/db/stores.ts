@@ -78,6 +78,10 @@ export class DexieRunStore implements RunStore {
         .between([sessionId, -Infinity], [sessionId, Infinity])
         .toArray(),
     );
+  listForChat = (chatId: string) =>
+    guarded('list runs', () =>
+      this.db.runs.where('[target.chatId+createdAt]').between([chatId, -Infinity], [chatId, Infinity]).toArray(),
+    );
   listActive = () =>
     guarded('list active runs', () =>
       this.db.runs

@@ -50,7 +50,7 @@ export class RunState {
 
   /** A zip of the run for a bug report: record, journal, stored files and the workspace; no keys. */
   async exportZip(onProgress: (done: number, total: number) => void): Promise<void> {
-    if (!this.run) return;
+    if (!this.run || this.run.target.kind !== 'session') return;
     try {
       for await (const u of this.client.workspace.export(this.run.target.sessionId, this.runId)) {
         if (u.type === 'progress') onProgress(u.bytes, u.totalBytes);
@@ -66,7 +66,8 @@ export class RunState {
     try {
       const file = await this.client.runs.file(
         this.runId,
-        `runs/${this.runId}/checkpoints/${checkpointId}/files/${path}`,
+        // A Session run stores under runs/<id>/ of the session; a Chat run under run/ of its own workspace.
+        `${this.run?.target.kind === 'chat' ? 'run' : `runs/${this.runId}`}/checkpoints/${checkpointId}/files/${path}`,
       );
       return { ...file, path: `${path} (${checkpointId})` };
     } catch (e) {

@@ -108,7 +108,7 @@ export function workspaceHandlers(ctx: RuntimeContext): Handlers<WorkspaceMethod
           // A run report: its record, journal and stored files beside the workspace. Connections
           // (and so API keys) are never part of it.
           const run = await ctx.sessions.run(runId);
-          if (run.target.sessionId !== sessionId)
+          if (run.target.kind !== 'session' || run.target.sessionId !== sessionId)
             throw new HearthFailure(hearthError('agent.not_found', 'No such run here.'));
           const events = [];
           for (let after = 0; ;) {

@@ -54,6 +54,7 @@ export function nextDemoReply(request: ModelRequest): DemoReply {
   if (last?.isError) {
     return { kind: 'text', text: `The tool call failed, so I stopped here:\n\n> ${last.content}` };
   }
+  if (tools.has('workspace_commit')) return chatReply(request, prompt, results.length);
 
   const haikuMatch = HAIKU.exec(prompt);
   if (haikuMatch) {
@@ -110,4 +111,30 @@ export function nextDemoReply(request: ModelRequest): DemoReply {
   }
 
   return { kind: 'text', text: DEMO_HELP };
+}
+
+/**
+ * In a Chat run the Demo plays the character the way an agent must: it drafts the reply in
+ * `output/main.md`, then publishes it with `workspace_commit` and `finish: true`.
+ */
+function chatReply(request: ModelRequest, prompt: string, done: number): DemoReply {
+  const system = request.messages[0] ? textOf(request.messages[0]) : '';
+  const char = /You write (.+?)'s next message/.exec(system)?.[1] ?? 'The character';
+  if (done === 0) {
+    const said = prompt.replace(/\s+/g, ' ').trim().slice(0, 120);
+    const reply = `*${char} listens, then smiles.* You said: “${said}”.\n\n(Demo reply: scripted, not an AI. Add a real model under Connections to hear ${char} for real.)\n`;
+    return {
+      kind: 'tool',
+      text: 'Drafting the reply.',
+      call: { name: 'workspace_write_file', arguments: { path: 'output/main.md', content: reply } },
+    };
+  }
+  if (done === 1) {
+    return {
+      kind: 'tool',
+      text: 'Publishing it.',
+      call: { name: 'workspace_commit', arguments: { path: 'output/main.md', finish: true } },
+    };
+  }
+  return { kind: 'text', text: 'Done.' };
 }

@@ -1,0 +1,76 @@
+import type { Activation } from '$lib/chat/activation';
+import type { CharacterCard } from '$lib/chat/card';
+import { messageRole, type ChatMessage } from '$lib/chat/chat-jsonl';
+import { expandMacros, type MacroContext } from '$lib/chat/macros';
+import type { ModelMessage } from '$lib/domain/model';
+
+export interface ChatPromptInput {
+  card: CharacterCard;
+  persona: { name: string; description: string };
+  /** The frozen input: the chat's messages the reply answers, oldest first. */
+  history: readonly ChatMessage[];
+  activation: Activation;
+  /** The profile's own system prompt; null generates the default. */
+  agentSystemPrompt: string | null;
+  /** −1: every message; N: the newest N (runtime.md §3.2 `context.initialChatHistoryMessages`). */
+  historyLimit: number;
+  includeActivatedWorldInfo: boolean;
+  messageBodyPath: string;
+  macros: MacroContext;
+}
+
+/**
+ * Prompt assembly for a Chat run (spec README §3): the profile's system prompt, the character,
+ * the persona, the activated lorebook entries, then the chat history as messages. Card text is
+ * expanded for macros here, at assembly, never stored expanded.
+ */
+export function assembleChatPrompt(input: ChatPromptInput): { system: string; messages: ModelMessage[] } {
+  const x = (text: string) => expandMacros(text, input.macros);
+  const { card } = input;
+  const sections = [
+    input.agentSystemPrompt ?? defaultAgentPrompt(card.name, input.persona.name, input.messageBodyPath),
+  ];
+  const character = [
+    `## ${card.name}`,
+    card.systemPrompt && x(card.systemPrompt),
+    card.description && `Description:\n${x(card.description)}`,
+    card.personality && `Personality:\n${x(card.personality)}`,
+    card.scenario && `Scenario:\n${x(card.scenario)}`,
+    card.mesExample && `Example messages:\n${x(card.mesExample)}`,
+  ].filter(Boolean);
+  sections.push(character.join('\n\n'));
+  if (input.persona.description.trim()) {
+    sections.push(`## ${input.persona.name} (the person you write with)\n\n${x(input.persona.description)}`);
+  }
+  if (input.includeActivatedWorldInfo && input.activation.entries.length > 0) {
+    sections.push(
+      `## Lore\n\n${input.activation.entries.map((e) => x(e.content)).join('\n\n')}\n\nMore detail: \`worldinfo_read_activated\`.`,
+    );
+  }
+  if (card.postHistoryInstructions.trim()) sections.push(`## Also\n\n${x(card.postHistoryInstructions)}`);
+
+  const visible = input.history.filter((m) => !m.isSystem);
+  const kept =
+    input.historyLimit < 0 ? visible : visible.slice(Math.max(0, visible.length - input.historyLimit));
+  const messages: ModelMessage[] = kept.map((m) => ({
+    role: messageRole(m) === 'user' ? 'user' : 'assistant',
+    parts: [{ type: 'text', text: m.mes }],
+  }));
+  // The model answers the person: a chat that ends with the character's line gets a nudge.
+  if (messages.at(-1)?.role !== 'user') {
+    messages.push({ role: 'user', parts: [{ type: 'text', text: `(Write ${card.name}'s next message.)` }] });
+  }
+  return { system: sections.join('\n\n'), messages };
+}
+
+/** The generated agent system prompt (runtime.md §5.2): duties, tools by call name, how to finish. */
+export function defaultAgentPrompt(char: string, user: string, messageBodyPath: string): string {
+  return [
+    `You write ${char}'s next message in a roleplay chat with ${user}. Stay in character; write only ${char}'s message.`,
+    '',
+    '## How to answer',
+    `1. Draft the message in \`${messageBodyPath}\` with \`workspace_write_file\`; revise it with \`workspace_apply_patch\` after reading it with \`workspace_read_file\`.`,
+    `2. Publish it with \`workspace_commit\` and \`finish: true\`. A reply that is only text in your answer is not delivered.`,
+    'Use `chat_search` and `chat_read_messages` to look back in the chat when you need details.',
+  ].join('\n');
+}

@@ -1,0 +1,32 @@
+import type { RuntimeContext } from '../context';
+import type { ChatMethods, ChatStreams } from '../protocol';
+import { Transfer, type Handlers } from '../rpc';
+
+/** Chats with characters: their messages and swipes, JSONL import/export, and Chat runs. */
+export function chatHandlers(ctx: RuntimeContext): Handlers<ChatMethods, ChatStreams> {
+  const chats = ctx.chats;
+  return {
+    methods: {
+      'chats.list': (p) => chats.list(p.characterId),
+      'chats.create': (p) => chats.create(p.characterId, p.personaId ?? null),
+      async 'chats.get'(p) {
+        const view = await chats.get(p.chatId);
+        return view;
+      },
+      'chats.update': ({ chatId, title, personaId }) => chats.update(chatId, { title, personaId }),
+      'chats.delete': (p) => chats.delete(p.chatId),
+      'chats.editMessage': (p) => chats.editMessage(p.chatId, p.index, p.text),
+      'chats.deleteMessage': (p) => chats.deleteMessage(p.chatId, p.index),
+      'chats.selectSwipe': (p) => chats.selectSwipe(p.chatId, p.index, p.swipeId),
+      'chats.importJsonl': (p) => chats.importJsonl(p.characterId, p.fileName, p.bytes),
+      async 'chats.exportJsonl'(p) {
+        const file = await chats.exportJsonl(p.chatId);
+        return new Transfer(file, [file.bytes.buffer as ArrayBuffer]);
+      },
+    },
+    streams: {
+      'chats.send': (p) => chats.send(p.chatId, p.text),
+      'chats.regenerate': (p) => chats.regenerate(p.chatId),
+    },
+  };
+}

@@ -1,0 +1,244 @@
+import 'fake-indexeddb/auto';
+import { describe, expect, it } from 'vitest';
+import { openHearthDatabase } from '$lib/adapters/db/database';
+import { DexieJournal } from '$lib/adapters/db/journal';
+import { DexieConnectionStore, DexieRunStore, DexieSettingsStore } from '$lib/adapters/db/stores';
+import { DexieProfileStore } from '$lib/adapters/db/profile-store';
+import {
+  DexieCharacterStore,
+  DexieLorebookStore,
+  DexiePersonaStore,
+} from '$lib/adapters/db/character-stores';
+import { DexieChatStore } from '$lib/adapters/db/chat-store';
+import { MemoryWorkspaceStore } from '$lib/adapters/memory/workspace';
+import { memoryLocks } from '$lib/adapters/system/locks';
+import { randomIds, systemClock } from '$lib/adapters/system/clock';
+import { demoGateway } from '$lib/adapters/llm/demo/gateway';
+import { newCharacterCard } from '$lib/chat/card';
+import type { RunEvent } from '$lib/domain/events';
+import type { RunUpdate } from '$lib/domain/run-update';
+import type { ModelGateway } from '$lib/ports/model-gateway';
+import { ChatService, chatRunWorkspaceKey } from '$lib/runtime/chats';
+import { RunFeed } from '$lib/runtime/run-feed';
+import { chatScopeTools } from '$lib/tools/chat-scope';
+import { workspaceTools } from '$lib/tools/workspace';
+import { collect } from '../../support/runtime-harness';
+import { scriptedGateway } from '../../support/scripted-gateway';
+
+let n = 0;
+async function chatHarness(gateway: ModelGateway) {
+  const db = openHearthDatabase(`hearth-chat-${++n}-${Math.random()}`);
+  const workspaces = new MemoryWorkspaceStore();
+  const deps = {
+    chats: new DexieChatStore(db),
+    characters: new DexieCharacterStore(db),
+    personas: new DexiePersonaStore(db),
+    lorebooks: new DexieLorebookStore(db),
+    runs: new DexieRunStore(db),
+    journal: new DexieJournal(db, systemClock),
+    connections: new DexieConnectionStore(db),
+    settings: new DexieSettingsStore(db),
+    profiles: new DexieProfileStore(db),
+    workspaces,
+    locks: memoryLocks(),
+    gatewayFor: () => gateway,
+    tools: [...workspaceTools, ...chatScopeTools],
+    clock: systemClock,
+    ids: randomIds,
+    sleep: async () => undefined,
+    feed: new RunFeed(),
+  };
+  const service = new ChatService(deps);
+  const card = {
+    ...newCharacterCard('Brindle'),
+    firstMes: 'Hello, {{user}}.',
+    alternateGreetings: ['Oh, {{user}} again.'],
+    description: 'A fox who keeps a lighthouse.',
+  };
+  const now = Date.now();
+  await deps.characters.put({ id: 'c1', card, lorebookIds: [], createdAt: now, updatedAt: now });
+  return { service, deps, workspaces };
+}
+
+const events = (updates: RunUpdate[]) =>
+  updates.flatMap((u) => (u.type === 'event' ? [u.event as RunEvent] : []));
+const write = (id: string, content: string) => ({
+  callId: id,
+  name: 'workspace_write_file',
+  arguments: JSON.stringify({ path: 'output/main.md', content }),
+});
+const commit = (id: string, extra: object = {}) => ({
+  callId: id,
+  name: 'workspace_commit',
+  arguments: JSON.stringify({ path: 'output/main.md', ...extra }),
+});
+
+describe('Chat runs', () => {
+  it('seeds the greeting with alternate greetings as swipes, macros expanded', async () => {
+    const { service } = await chatHarness(scriptedGateway([]).gateway);
+    const chat = await service.create('c1');
+    const view = await service.get(chat.id);
+    expect(view.messages).toHaveLength(1);
+    expect(view.messages[0]).toMatchObject({
+      name: 'Brindle',
+      isUser: false,
+      mes: 'Hello, You.',
+      swipeId: 0,
+    });
+    expect(view.messages[0]!.swipes.map((s) => s.text)).toEqual(['Hello, You.', 'Oh, You again.']);
+  });
+
+  it('an agent drafts in a file and publishes by commit; the reply becomes the chat message', async () => {
+    const model = scriptedGateway([
+      { toolCalls: [write('w1', '*Brindle waves.* Welcome!')] },
+      { toolCalls: [commit('c1', { finish: true })] },
+    ]);
+    const { service, workspaces } = await chatHarness(model.gateway);
+    const chat = await service.create('c1');
+    const updates = await collect(service.send(chat.id, 'Hi there'));
+    const types = events(updates).map((e) => e.type);
+    expect(types).toContain('chat_commit_requested');
+    expect(types).toContain('chat_commit_recorded');
+    expect(types.at(-1)).toBe('run_completed');
+
+    const view = await service.get(chat.id);
+    expect(view.messages.map((m) => [m.isUser, m.mes])).toEqual([
+      [false, 'Hello, You.'],
+      [true, 'Hi there'],
+      [false, '*Brindle waves.* Welcome!'],
+    ]);
+    const runId = view.runs[0]!.id;
+    expect(view.messages[2]!.extra).toEqual({ hearth: { runId } });
+    // The request carried the character and the chat as messages; tools are the Chat tools.
+    const first = model.requests[0]!;
+    expect(JSON.stringify(first.messages[0])).toContain('A fox who keeps a lighthouse.');
+    expect(first.messages.at(-1)).toMatchObject({
+      role: 'user',
+      parts: [{ type: 'text', text: 'Hi there' }],
+    });
+    expect(first.tools.map((t) => t.name)).toContain('workspace_commit');
+    expect(first.tools.map((t) => t.name)).toContain('chat_read_messages');
+    // The run's workspace holds the draft, hidden records and the commit checkpoint.
+    const ws = await workspaces.open(chatRunWorkspaceKey(chat.id, runId));
+    const listed = ws.ok ? await ws.value.list('run/checkpoints' as never) : null;
+    expect(listed?.ok && listed.value.length).toBe(2);
+  });
+
+  it('refuses to finish before anything was committed, recoverably', async () => {
+    const model = scriptedGateway([
+      { toolCalls: [{ callId: 'f1', name: 'workspace_finish', arguments: '{}' }] },
+      { toolCalls: [write('w1', 'ok')] },
+      { toolCalls: [commit('c1', { finish: true })] },
+    ]);
+    const { service } = await chatHarness(model.gateway);
+    const chat = await service.create('c1');
+    await collect(service.send(chat.id, 'go'));
+    const result = model.requests[1]!.messages.at(-1)!.parts[0] as { content: string; isError: boolean };
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain('workspace_commit');
+  });
+
+  it('rejects a completion call that is not the last of its turn', async () => {
+    const model = scriptedGateway([
+      { toolCalls: [write('w1', 'one'), commit('c1', { finish: true }), write('w2', 'two')] },
+      { toolCalls: [commit('c2', { finish: true })] },
+    ]);
+    const { service } = await chatHarness(model.gateway);
+    const chat = await service.create('c1');
+    await collect(service.send(chat.id, 'go'));
+    const tools = model.requests[1]!.messages.filter((m) => m.role === 'tool').map(
+      (m) => m.parts[0] as { callId: string; isError: boolean; content: string },
+    );
+    expect(tools.find((t) => t.callId === 'c1')).toMatchObject({ isError: true });
+    expect(tools.find((t) => t.callId === 'c1')!.content).toContain('final tool call');
+    const view = await service.get(chat.id);
+    expect(view.messages.at(-1)!.mes).toBe('two');
+  });
+
+  it('recovers from plain-text drift by saving the text and reminding the model', async () => {
+    const model = scriptedGateway([
+      { text: 'Just saying hi in prose.' },
+      { toolCalls: [commit('c1', { path: 'output/direct_output.md', finish: true })] },
+    ]);
+    const { service } = await chatHarness(model.gateway);
+    const chat = await service.create('c1');
+    const updates = await collect(service.send(chat.id, 'go'));
+    expect(events(updates).map((e) => e.type)).toEqual(
+      expect.arrayContaining(['direct_output_captured', 'drift_recovery_attempted', 'run_completed']),
+    );
+    const reminder = model.requests[1]!.messages.at(-1)!;
+    expect(JSON.stringify(reminder)).toContain('Direct output recovery attempt 1 of 20');
+    const view = await service.get(chat.id);
+    expect(view.messages.at(-1)!.mes).toBe('Just saying hi in prose.');
+  });
+
+  it('fails with model.tool_call_required after 20 drift reminders', async () => {
+    const model = scriptedGateway(Array.from({ length: 21 }, () => ({ text: 'prose' })));
+    const { service } = await chatHarness(model.gateway);
+    const chat = await service.create('c1');
+    const updates = await collect(service.send(chat.id, 'go'));
+    expect(events(updates).at(-1)).toMatchObject({
+      type: 'run_failed',
+      payload: { code: 'model.tool_call_required', userRetryable: true },
+    });
+    expect(events(updates).filter((e) => e.type === 'drift_recovery_attempted')).toHaveLength(20);
+  });
+
+  it('a failure after a commit is partial success and keeps the reply', async () => {
+    const model = scriptedGateway([
+      { toolCalls: [write('w1', 'kept'), commit('c1')] },
+      { error: { code: 'model.request_failed', message: 'boom' } },
+    ]);
+    const { service } = await chatHarness(model.gateway);
+    const chat = await service.create('c1');
+    const updates = await collect(service.send(chat.id, 'go'));
+    expect(events(updates).at(-1)).toMatchObject({
+      type: 'run_partial_success',
+      payload: { preservedCommitCount: 1 },
+    });
+    expect((await service.get(chat.id)).messages.at(-1)!.mes).toBe('kept');
+  });
+
+  it('regenerate adds a swipe to the last reply (D12), each recording its run', async () => {
+    const model = scriptedGateway([
+      { toolCalls: [write('w1', 'first')] },
+      { toolCalls: [commit('c1', { finish: true })] },
+      { toolCalls: [write('w2', 'second')] },
+      { toolCalls: [commit('c2', { finish: true })] },
+    ]);
+    const { service } = await chatHarness(model.gateway);
+    const chat = await service.create('c1');
+    await collect(service.send(chat.id, 'go'));
+    await collect(service.regenerate(chat.id));
+    const view = await service.get(chat.id);
+    const last = view.messages.at(-1)!;
+    expect(view.messages).toHaveLength(3);
+    expect(last.swipes.map((s) => s.text)).toEqual(['first', 'second']);
+    expect(last).toMatchObject({ swipeId: 1, mes: 'second' });
+    expect(
+      new Set(last.swipes.map((s) => (s.extra as { hearth: { runId: string } }).hearth.runId)).size,
+    ).toBe(2);
+    // The regenerated reply answers the same input: the first reply is not in its history.
+    expect(JSON.stringify(model.requests[2]!.messages)).not.toContain('first');
+  });
+
+  it('the Demo provider answers in character through the real loop', async () => {
+    const { service } = await chatHarness(demoGateway({ delayMs: 0 }));
+    const chat = await service.create('c1');
+    const updates = await collect(service.send(chat.id, 'Is the lamp lit?'));
+    expect(events(updates).at(-1)?.type).toBe('run_completed');
+    const reply = (await service.get(chat.id)).messages.at(-1)!;
+    expect(reply.mes).toContain('Brindle listens');
+    expect(reply.mes).toContain('Is the lamp lit?');
+  });
+
+  it('exports and re-imports SillyTavern JSONL', async () => {
+    const { service } = await chatHarness(scriptedGateway([]).gateway);
+    const chat = await service.create('c1');
+    const file = await service.exportJsonl(chat.id);
+    const imported = await service.importJsonl('c1', 'copy.jsonl', file.bytes);
+    expect(imported.problems).toEqual([]);
+    const view = await service.get(imported.chat.id);
+    expect(view.messages[0]!.swipes.map((s) => s.text)).toEqual(['Hello, You.', 'Oh, You again.']);
+  });
+});
