@@ -68,6 +68,8 @@ export const ChatRecordSchema = z.object({
   personaId: z.string().nullable(),
   /** Lorebooks attached to this chat only. */
   lorebookIds: z.array(z.string()),
+  /** The model connection this chat uses; absent: the default connection. */
+  connectionId: z.string().optional(),
   createdAt: z.number(),
   updatedAt: z.number(),
 });

@@ -164,7 +164,13 @@ export interface RunEventPayloads {
     checkpointId: string;
   };
   chat_commit_completed: { commitId: string; messageIndex: number; swipeId: number };
-  chat_commit_recorded: { invocationId: string; commitCount: number; path: string; mode: 'replace' | 'append'; messageIndex: number };
+  chat_commit_recorded: {
+    invocationId: string;
+    commitCount: number;
+    path: string;
+    mode: 'replace' | 'append';
+    messageIndex: number;
+  };
   agent_loop_finished: { commitCount: number; round: number; invocationId: string };
   run_partial_success: {
     code: ErrorCode;
@@ -173,12 +179,27 @@ export interface RunEventPayloads {
     userRetryable: false;
     preservedCommitCount: number;
   };
+  agent_invocation_created: InvocationPayload;
+  agent_invocation_started: InvocationPayload;
+  agent_invocation_completed: InvocationPayload;
+  agent_invocation_failed: InvocationPayload;
+  agent_invocation_cancelled: InvocationPayload;
   run_cancel_requested: null;
   run_cancelled: { message?: string };
   run_completed: null;
   /** A Hearth addition: the run was found unfinished at start-up (its tab closed). */
   run_interrupted: { message: string };
   run_failed: { code: ErrorCode; message: string; retryable: boolean; userRetryable: boolean };
+}
+
+/** An invocation: the root agent of a run now; sub-agents and handoffs later (runtime.md §1.1). */
+export interface InvocationPayload {
+  invocationId: string;
+  parentInvocationId: string | null;
+  profileId: string;
+  kind: 'root' | 'subagent' | 'handoff';
+  status: 'created' | 'running' | 'completed' | 'failed' | 'cancelled';
+  exitPolicy: 'run_finish_allowed' | 'task_return_required';
 }
 
 export interface ToolCallOutcomePayload {

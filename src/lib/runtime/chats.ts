@@ -35,6 +35,7 @@ import type { ConnectionStore, RunStore, SettingsStore } from '$lib/ports/stores
 import type { WorkspaceStore } from '$lib/ports/workspace';
 import type { BuiltinTool } from '$lib/tools/tool';
 import { assembleChatPrompt } from './chat-prompt';
+import { rootInvocation } from './invocation';
 import { runChatLoop, type ChatRunEnd } from './chat-run';
 import { AsyncQueue, type RunFeed } from './run-feed';
 import { RunRecorder } from './run-recorder';
@@ -146,7 +147,10 @@ export class ChatService {
     };
   }
 
-  async update(chatId: string, patch: { title?: string; personaId?: string | null }): Promise<ChatRecord> {
+  async update(
+    chatId: string,
+    patch: { title?: string; personaId?: string | null; connectionId?: string },
+  ): Promise<ChatRecord> {
     const chat = await this.#chat(chatId);
     const next = { ...chat, ...patch, updatedAt: this.deps.clock.now() };
     await this.deps.chats.put(next);
@@ -299,7 +303,7 @@ export class ChatService {
     const chat = await this.#chat(chatId);
     const character = await this.#character(chat.characterId);
     const persona = await this.#persona(chat.personaId);
-    const connection = await this.#defaultConnection();
+    const connection = await this.#connectionOf(chat);
     const held = await this.deps.locks.tryWithLock(runLock({ kind: 'chat', chatId }), async () => {
       const now = this.deps.clock.now();
       const run: RunRecord = {
@@ -461,7 +465,9 @@ export class ChatService {
       return { messageIndex, swipeId };
     };
 
-    return runChatLoop(
+    const invocation = rootInvocation(recorder, profile.id);
+    await invocation.start();
+    const end = await runChatLoop(
       run,
       {
         gateway: this.deps.gatewayFor(input.connection),
@@ -485,6 +491,8 @@ export class ChatService {
       },
       signal,
     );
+    await invocation.end(end.kind);
+    return end;
   }
 
   async #finalize(recorder: RunRecorder, end: ChatRunEnd): Promise<void> {
@@ -570,8 +578,12 @@ export class ChatService {
     } as MacroContext;
   }
 
-  async #defaultConnection(): Promise<Connection> {
-    const id = (await this.deps.settings.get<string>(DEFAULT_CONNECTION_KEY)) ?? DEMO_CONNECTION.id;
+  /** The chat's own connection if it chose one (and it still exists), else the default one. */
+  async #connectionOf(chat: ChatRecord): Promise<Connection> {
+    const id =
+      chat.connectionId ??
+      (await this.deps.settings.get<string>(DEFAULT_CONNECTION_KEY)) ??
+      DEMO_CONNECTION.id;
     if (id === DEMO_CONNECTION.id) return DEMO_CONNECTION;
     return (await this.deps.connections.get(id)) ?? DEMO_CONNECTION;
   }

@@ -24,6 +24,7 @@ import type { BuiltinTool } from '$lib/tools/tool';
 import { AsyncQueue, RunFeed } from './run-feed';
 import { RunRecorder } from './run-recorder';
 import { GuidanceMailbox } from './guidance';
+import { rootInvocation } from './invocation';
 import { runSessionLoop, type SessionRunEnd } from './session-run';
 import { prepareBindings, type ToolPolicy } from './tool-bindings';
 import { buildCatalog, builtinSource } from './tool-catalog';
@@ -469,7 +470,9 @@ export class SessionService {
   ): Promise<SessionRunEnd> {
     await recorder.setStatus('assembling_context');
     const profile = await this.#runProfile(recorder, workspace);
-    return runSessionLoop(
+    const invocation = rootInvocation(recorder, profile.id);
+    await invocation.start();
+    const end = await runSessionLoop(
       recorder.run,
       history,
       {
@@ -494,6 +497,8 @@ export class SessionService {
       },
       signal,
     );
+    await invocation.end(end.kind);
+    return end;
   }
 
   /**

@@ -57,6 +57,8 @@ describe('a Session run', () => {
       'run_created',
       'status_changed',
       'profile_resolved',
+      'agent_invocation_created',
+      'agent_invocation_started',
       'context_assembled',
       'status_changed',
       'model_request_created',
@@ -74,6 +76,7 @@ describe('a Session run', () => {
       'model_request_created',
       'model_response_stored',
       'model_completed',
+      'agent_invocation_completed',
       'status_changed',
       'run_completed',
     ]);
@@ -267,7 +270,7 @@ describe('a Session run', () => {
         if (run?.type === 'run') void h.service.cancel(run.run.id);
       }
     }
-    expect(types(updates).slice(-3)).toEqual(['status_changed', 'status_changed', 'run_cancelled']);
+    expect(types(updates).slice(-4)).toEqual(['status_changed', 'agent_invocation_cancelled', 'status_changed', 'run_cancelled']);
     expect(types(updates)).toContain('run_cancel_requested');
     const stored = await h.service.get(session.id);
     expect(stored.runs[0]!.status).toBe('cancelled');

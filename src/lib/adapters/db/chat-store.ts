@@ -18,14 +18,17 @@ export class DexieChatStore implements ChatStore {
   constructor(private readonly db: HearthDatabase) {}
 
   list = (characterId: string) =>
-    guarded('list chats', () =>
-      this.db.chats
-        .where('[characterId+updatedAt]')
-        .between([characterId, -Infinity], [characterId, Infinity])
-        .reverse()
-        .toArray() as Promise<ChatRecord[]>,
+    guarded(
+      'list chats',
+      () =>
+        this.db.chats
+          .where('[characterId+updatedAt]')
+          .between([characterId, -Infinity], [characterId, Infinity])
+          .reverse()
+          .toArray() as Promise<ChatRecord[]>,
     );
-  get = (id: string) => guarded('read the chat', () => this.db.chats.get(id) as Promise<ChatRecord | undefined>);
+  get = (id: string) =>
+    guarded('read the chat', () => this.db.chats.get(id) as Promise<ChatRecord | undefined>);
   put = (chat: ChatRecord) => guarded('save the chat', async () => void (await this.db.chats.put(chat)));
   delete = (id: string) =>
     guarded('delete the chat', () =>

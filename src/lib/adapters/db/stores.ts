@@ -80,7 +80,10 @@ export class DexieRunStore implements RunStore {
     );
   listForChat = (chatId: string) =>
     guarded('list runs', () =>
-      this.db.runs.where('[target.chatId+createdAt]').between([chatId, -Infinity], [chatId, Infinity]).toArray(),
+      this.db.runs
+        .where('[target.chatId+createdAt]')
+        .between([chatId, -Infinity], [chatId, Infinity])
+        .toArray(),
     );
   listActive = () =>
     guarded('list active runs', () =>

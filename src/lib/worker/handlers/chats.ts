@@ -13,7 +13,7 @@ export function chatHandlers(ctx: RuntimeContext): Handlers<ChatMethods, ChatStr
         const view = await chats.get(p.chatId);
         return view;
       },
-      'chats.update': ({ chatId, title, personaId }) => chats.update(chatId, { title, personaId }),
+      'chats.update': ({ chatId, ...patch }) => chats.update(chatId, patch),
       'chats.delete': (p) => chats.delete(p.chatId),
       'chats.editMessage': (p) => chats.editMessage(p.chatId, p.index, p.text),
       'chats.deleteMessage': (p) => chats.deleteMessage(p.chatId, p.index),

@@ -1,0 +1,106 @@
+import type { RunRecord } from '$lib/domain/run';
+import type { ChatMessageRow } from '$lib/worker/protocol';
+
+/**
+ * Pure rules of the chat page: which messages can be swiped and what a swipe control does, which
+ * run wrote a message, what a failed run offers, and how the chat list previews a chat.
+ */
+
+type Message = Pick<ChatMessageRow, 'index' | 'isUser' | 'isSystem' | 'swipes' | 'swipeId' | 'extra'>;
+
+/** What pressing ‹ or › does: show another swipe, or regenerate (a new swipe, D12). */
+export type SwipeStep = { kind: 'select'; swipeId: number } | { kind: 'regenerate' };
+
+export interface SwipeControls {
+  /** 1-based number of the shown swipe. */
+  current: number;
+  /** Swipes the message has (at least 1: a message without swipes counts as one). */
+  total: number;
+  previous: SwipeStep | null;
+  next: SwipeStep | null;
+}
+
+const isAssistant = (m: Pick<Message, 'isUser' | 'isSystem'>): boolean => !m.isUser && !m.isSystem;
+
+/**
+ * The swipe controls of `messages[position]`, or null when it has none. The chat's last message,
+ * when the character wrote it, can be swiped: past its last swipe `›` regenerates (a new swipe,
+ * D12). The greeting (the first message, the character's) can switch between its swipes
+ * (alternate greetings) even after the conversation moved on, but is regenerated only while it is
+ * the last message.
+ */
+export function swipeControls(messages: readonly Message[], position: number): SwipeControls | null {
+  const m = messages[position];
+  if (!m || !isAssistant(m)) return null;
+  const last = position === messages.length - 1;
+  const greeting = position === 0;
+  if (!last && !greeting) return null;
+  const total = Math.max(1, m.swipes.length);
+  const shown = Math.min(Math.max(0, m.swipeId), total - 1);
+  if (!last && total < 2) return null;
+  const previous: SwipeStep | null = shown > 0 ? { kind: 'select', swipeId: shown - 1 } : null;
+  const next: SwipeStep | null =
+    shown < total - 1 ? { kind: 'select', swipeId: shown + 1 } : last ? { kind: 'regenerate' } : null;
+  return { current: shown + 1, total, previous, next };
+}
+
+const hearthOf = (extra: unknown): Record<string, unknown> | null => {
+  if (typeof extra !== 'object' || extra === null) return null;
+  const hearth = (extra as Record<string, unknown>).hearth;
+  return typeof hearth === 'object' && hearth !== null && !Array.isArray(hearth)
+    ? (hearth as Record<string, unknown>)
+    : null;
+};
+
+/** The run that wrote the shown swipe (`extra.hearth.runId` of the swipe, else of the message). */
+export function runIdOf(m: Message): string | null {
+  const fromSwipe = hearthOf(m.swipes[m.swipeId]?.extra)?.runId;
+  if (typeof fromSwipe === 'string' && fromSwipe) return fromSwipe;
+  const fromMessage = hearthOf(m.extra)?.runId;
+  return typeof fromMessage === 'string' && fromMessage ? fromMessage : null;
+}
+
+/** The chat's most recent run (by creation), if any. */
+export const latestRun = (runs: readonly RunRecord[]): RunRecord | null =>
+  runs.reduce<RunRecord | null>((a, r) => (!a || r.createdAt >= a.createdAt ? r : a), null);
+
+/**
+ * Whether a failed run can be retried by regenerating: the chat's last message is the person's
+ * (no reply yet) or the character's (a new swipe).
+ */
+export function canRetry(messages: readonly Pick<Message, 'isUser' | 'isSystem'>[]): boolean {
+  const last = messages.at(-1);
+  return last !== undefined && !last.isSystem;
+}
+
+/** A one-line preview of a message for the chat list. */
+export function previewText(text: string | null, max = 140): string {
+  if (!text) return '';
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** When something happened, relative to `now` for the last week, else as a date. */
+export function formatWhen(at: number, now: number, locale?: string): string {
+  const ago = now - at;
+  if (ago < MINUTE) return 'just now';
+  if (ago < HOUR) return `${Math.floor(ago / MINUTE)} min ago`;
+  if (ago < DAY) return `${Math.floor(ago / HOUR)} h ago`;
+  if (ago < 7 * DAY) {
+    const days = Math.floor(ago / DAY);
+    return days === 1 ? 'yesterday' : `${days} days ago`;
+  }
+  return new Date(at).toLocaleDateString(locale, { year: 'numeric', month: 'short', day: 'numeric' });
+}
+
+/** Where a keyboard key moves the swipe of a focused message, if anywhere. */
+export function swipeKey(key: string, controls: SwipeControls | null): SwipeStep | null {
+  if (!controls) return null;
+  if (key === 'ArrowLeft') return controls.previous;
+  if (key === 'ArrowRight') return controls.next;
+  return null;
+}

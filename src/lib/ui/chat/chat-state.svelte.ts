@@ -1,0 +1,244 @@
+import type { HearthClient } from '$lib/client/hearth';
+import type { HearthError } from '$lib/domain/errors';
+import { isTerminal, type RunRecord } from '$lib/domain/run';
+import type { RunUpdate } from '$lib/domain/run-update';
+import type { ChatMessageRow, ChatView } from '$lib/worker/protocol';
+import { describeError } from '../errors';
+import type { StreamingTurn } from '../session/session-state.svelte';
+
+/**
+ * The state of one chat page, fed by the client: the chat, its messages and runs, the live run's
+ * streamed working output, and errors. In a Chat run the streamed text is the agent's working
+ * text; the reply is the message it commits (a `chat-message` update).
+ */
+export class ChatState {
+  view = $state<ChatView | null>(null);
+  messages = $state<ChatMessageRow[]>([]);
+  runs = $state<RunRecord[]>([]);
+  streaming = $state<StreamingTurn | null>(null);
+  /** The run the streamed output belongs to (for its link). */
+  streamingRunId = $state<string | null>(null);
+  error = $state<HearthError | null>(null);
+  loading = $state(true);
+  /** The person's message as sent, shown until the saved message arrives. */
+  outgoing = $state<string | null>(null);
+  /** An edit, delete or swipe is being saved. */
+  saving = $state(false);
+  now = $state(Date.now());
+
+  readonly activeRun = $derived(this.runs.find((r) => !isTerminal(r.status)) ?? null);
+  readonly busy = $derived(this.activeRun !== null);
+
+  #ticker: ReturnType<typeof setInterval> | null = null;
+  #disposed = false;
+
+  constructor(
+    private readonly client: HearthClient,
+    readonly chatId: string,
+  ) {}
+
+  async load(): Promise<void> {
+    this.loading = true;
+    try {
+      await this.#refresh();
+      const active = this.activeRun;
+      if (active) void this.#follow(this.client.runs.watch(active.id));
+    } catch (e) {
+      this.error = describeError(e);
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  /** Sends the person's message; an agent run writes the reply. */
+  async send(text: string): Promise<void> {
+    this.error = null;
+    this.outgoing = text;
+    await this.#follow(this.client.chats.send(this.chatId, text));
+  }
+
+  /** A new swipe on the last assistant message (or a reply to the person's last message). */
+  async regenerate(): Promise<void> {
+    this.error = null;
+    await this.#follow(this.client.chats.regenerate(this.chatId));
+  }
+
+  /** Adds an instruction to the working run; the agent takes it in before its next request. */
+  async guide(text: string): Promise<void> {
+    const run = this.activeRun;
+    if (!run) return;
+    try {
+      await this.client.runs.guide(run.id, text);
+    } catch (e) {
+      this.error = describeError(e);
+    }
+  }
+
+  async stop(): Promise<void> {
+    const run = this.activeRun;
+    if (!run) return;
+    try {
+      await this.client.runs.cancel(run.id);
+    } catch (e) {
+      this.error = describeError(e);
+    }
+  }
+
+  selectSwipe(index: number, swipeId: number): Promise<boolean> {
+    return this.#save(async () =>
+      this.#put(await this.client.chats.selectSwipe(this.chatId, index, swipeId)),
+    );
+  }
+
+  /** Saves `text` as the shown swipe of message `index`; true when it was saved. */
+  editMessage(index: number, text: string): Promise<boolean> {
+    return this.#save(async () => this.#put(await this.client.chats.editMessage(this.chatId, index, text)));
+  }
+
+  /** Deletes message `index` (later messages move up: the chat is read again). */
+  deleteMessage(index: number): Promise<boolean> {
+    return this.#save(async () => {
+      await this.client.chats.deleteMessage(this.chatId, index);
+      await this.#refresh();
+    });
+  }
+
+  /** null: the default persona. */
+  setPersona(personaId: string | null): Promise<boolean> {
+    return this.#save(async () => {
+      await this.client.chats.update(this.chatId, { personaId });
+      await this.#refresh();
+    });
+  }
+
+  setConnection(connectionId: string): Promise<boolean> {
+    return this.#save(async () => {
+      const chat = await this.client.chats.update(this.chatId, { connectionId });
+      if (this.view) this.view.chat = chat;
+    });
+  }
+
+  dispose(): void {
+    this.#disposed = true;
+    if (this.#ticker) clearInterval(this.#ticker);
+    this.#ticker = null;
+  }
+
+  apply(update: RunUpdate): void {
+    switch (update.type) {
+      case 'run': {
+        const i = this.runs.findIndex((r) => r.id === update.run.id);
+        if (i >= 0) this.runs[i] = update.run;
+        else this.runs.push(update.run);
+        if (!isTerminal(update.run.status)) this.streamingRunId = update.run.id;
+        if (update.run.status === 'failed' && update.run.error) this.error = null;
+        break;
+      }
+      case 'chat-message':
+        if (update.message.chatId !== this.chatId) break;
+        this.#put(update.message);
+        if (update.message.isUser) this.outgoing = null;
+        // The committed reply replaces the working preview.
+        else this.streaming = null;
+        break;
+      case 'round-reset':
+        this.streaming = null;
+        break;
+      case 'part':
+        this.#applyPart(update);
+        break;
+      case 'message':
+      case 'event':
+        break;
+    }
+  }
+
+  /** Puts a saved message in its place (replacing the one with its index). */
+  #put(message: ChatMessageRow): void {
+    const i = this.messages.findIndex((m) => m.index === message.index);
+    if (i >= 0) this.messages[i] = message;
+    else {
+      const at = this.messages.findIndex((m) => m.index > message.index);
+      if (at < 0) this.messages.push(message);
+      else this.messages.splice(at, 0, message);
+    }
+  }
+
+  async #refresh(): Promise<void> {
+    const view = await this.client.chats.get(this.chatId);
+    if (this.#disposed) return;
+    this.view = view;
+    this.messages = view.messages;
+    // Keep what a live run reported if the read raced it.
+    this.runs = view.runs.map((r) => {
+      const known = this.runs.find((k) => k.id === r.id);
+      return known && known.updatedAt > r.updatedAt ? known : r;
+    });
+  }
+
+  async #save(work: () => Promise<void>): Promise<boolean> {
+    this.error = null;
+    this.saving = true;
+    try {
+      await work();
+      return true;
+    } catch (e) {
+      this.error = describeError(e);
+      return false;
+    } finally {
+      this.saving = false;
+    }
+  }
+
+  async #follow(updates: AsyncIterable<RunUpdate>): Promise<void> {
+    this.#ticker ??= setInterval(() => (this.now = Date.now()), 1000);
+    try {
+      for await (const update of updates) this.apply(update);
+    } catch (e) {
+      this.error = describeError(e);
+    } finally {
+      this.streaming = null;
+      this.streamingRunId = null;
+      if (this.#ticker && !this.busy) {
+        clearInterval(this.#ticker);
+        this.#ticker = null;
+      }
+      // The stored chat is the truth: read it again (messages the stream did not carry, run records).
+      if (!this.#disposed) {
+        try {
+          await this.#refresh();
+        } catch (e) {
+          this.error ??= describeError(e);
+        }
+      }
+      this.outgoing = null;
+    }
+  }
+
+  #applyPart({ round, part }: Extract<RunUpdate, { type: 'part' }>): void {
+    // Each round's working output replaces the last one's (the run view keeps them all).
+    if (this.streaming?.round !== round) this.streaming = { round, reasoning: '', text: '', toolCalls: [] };
+    const s = this.streaming;
+    switch (part.type) {
+      case 'text-delta':
+        s.text += part.delta;
+        break;
+      case 'reasoning-delta':
+        s.reasoning += part.delta;
+        break;
+      case 'tool-input-start':
+        s.toolCalls.push({
+          blockId: part.blockId,
+          callId: part.callId,
+          name: part.name,
+          argumentsPreview: '',
+        });
+        break;
+      case 'tool-input-delta': {
+        const call = s.toolCalls.find((c) => c.blockId === part.blockId);
+        if (call) call.argumentsPreview += part.delta;
+        break;
+      }
+    }
+  }
+}
