@@ -19,7 +19,8 @@ function importsOf(layer: string): { file: string; target: string }[] {
     const text = readFileSync(file, 'utf8');
     // Not after `.`, a word character or a quote: `'profiles.import'` is a method name, not an import.
     // Static imports and re-exports (`… from '…'`), side-effect imports and dynamic `import('…')`.
-    const statements = /\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+    const statements =
+      /\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
     for (const m of text.matchAll(statements)) {
       const spec = (m[1] ?? m[2] ?? m[3])!;
       let target: string;

@@ -270,7 +270,12 @@ describe('a Session run', () => {
         if (run?.type === 'run') void h.service.cancel(run.run.id);
       }
     }
-    expect(types(updates).slice(-4)).toEqual(['status_changed', 'agent_invocation_cancelled', 'status_changed', 'run_cancelled']);
+    expect(types(updates).slice(-4)).toEqual([
+      'status_changed',
+      'agent_invocation_cancelled',
+      'status_changed',
+      'run_cancelled',
+    ]);
     expect(types(updates)).toContain('run_cancel_requested');
     const stored = await h.service.get(session.id);
     expect(stored.runs[0]!.status).toBe('cancelled');
