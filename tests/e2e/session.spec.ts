@@ -272,3 +272,30 @@ test('a run exports as a zip with its record, journal and files, and no API key'
     .join('\n');
   expect(everything).not.toContain('sk-test-key');
 });
+
+test('a long Session is compacted: older turns are summarised to fit the model', async ({ page, llm }) => {
+  llm.script(
+    { text: [`EARLY ${'long answer '.repeat(200)}`] },
+    { text: ['SUMMARY: we talked about a long answer.'] },
+    { text: ['Short reply after compaction.'] },
+  );
+  await addScriptedConnection(page, llm);
+  await page.goto('./#/connections');
+  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByLabel('Context window (tokens, optional)').fill('1000');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await startSession(page, 'tell me everything');
+  await expectReply(page, 'EARLY');
+  await send(page, 'and now briefly');
+  await expectReply(page, 'Short reply after compaction.');
+
+  const chats = llm.requests.filter((r) => r.path.endsWith('/chat/completions'));
+  expect(chats).toHaveLength(3);
+  expect(JSON.stringify(chats[1]!.body)).toContain('Summarise this conversation');
+  const last = JSON.stringify(chats[2]!.body);
+  expect(last).toContain('SUMMARY: we talked about a long answer.');
+  expect(last).not.toContain('EARLY');
+  // The originals stay in the conversation on screen; the summary is marked as such.
+  await expect(page.locator('.message.assistant').first()).toContainText('EARLY');
+  await expect(page.locator('.message.summary')).toContainText('Summary of messages 1–2');
+});
