@@ -155,6 +155,8 @@ export class HearthClient {
     send: (chatId: string, text: string) => this.#rpc.stream('chats.send', { chatId, text }),
     /** A new swipe on the last assistant message (D12), followed until its run ends. */
     regenerate: (chatId: string) => this.#rpc.stream('chats.regenerate', { chatId }),
+    /** More of the last reply: the agent's commit is appended to it. */
+    continue: (chatId: string) => this.#rpc.stream('chats.continue', { chatId }),
   };
 
   /** Usage, quota and persistence of this origin's storage. */

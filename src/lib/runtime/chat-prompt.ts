@@ -17,6 +17,8 @@ export interface ChatPromptInput {
   includeActivatedWorldInfo: boolean;
   messageBodyPath: string;
   macros: MacroContext;
+  /** Continue: the reply extends the character's last message instead of following it. */
+  continuation?: boolean;
 }
 
 /**
@@ -56,8 +58,18 @@ export function assembleChatPrompt(input: ChatPromptInput): { system: string; me
     role: messageRole(m) === 'user' ? 'user' : 'assistant',
     parts: [{ type: 'text', text: m.mes }],
   }));
-  // The model answers the person: a chat that ends with the character's line gets a nudge.
-  if (messages.at(-1)?.role !== 'user') {
+  if (input.continuation) {
+    messages.push({
+      role: 'user',
+      parts: [
+        {
+          type: 'text',
+          text: `(Continue ${card.name}'s last message from exactly where it stops. Write only the continuation and commit it with \`mode: "append"\`.)`,
+        },
+      ],
+    });
+  } else if (messages.at(-1)?.role !== 'user') {
+    // The model answers the person: a chat that ends with the character's line gets a nudge.
     messages.push({ role: 'user', parts: [{ type: 'text', text: `(Write ${card.name}'s next message.)` }] });
   }
   return { system: sections.join('\n\n'), messages };

@@ -50,7 +50,10 @@ export interface ChatRunDeps {
   chat: ChatContext;
   messageBodyPath: string;
   /** Saves the committed text as this run's chat message (first commit creates it). */
-  publish: (text: string) => Promise<{ messageIndex: number; swipeId: number }>;
+  publish: (
+    text: string,
+    commit: { checkpointId: string; path: string },
+  ) => Promise<{ messageIndex: number; swipeId: number }>;
   newCommitId: () => string;
 }
 
@@ -297,7 +300,7 @@ export async function runChatLoop(
     if (!read.ok) throw new HearthFailure(read.error);
     const text = new TextDecoder().decode(read.value);
     committedText = effect.mode === 'append' && commits > 0 ? committedText + text : text;
-    const where = await deps.publish(committedText);
+    const where = await deps.publish(committedText, { checkpointId: cp.checkpointId, path: effect.path });
     commits++;
     await recorder.emit(
       {

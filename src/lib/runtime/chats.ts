@@ -75,8 +75,11 @@ type Prepare = (
 ) => Promise<{
   history: ChatMessageRow[];
   published: ChatMessageRow | null;
-  target: { kind: 'new' } | { kind: 'swipe'; index: number };
+  target: ReplyTarget;
 }>;
+
+/** Where a Chat run's reply goes: a new message, a new swipe of it, or more of it (continue). */
+type ReplyTarget = { kind: 'new' } | { kind: 'swipe'; index: number } | { kind: 'continue'; index: number };
 
 interface ActiveChatRun {
   controller: AbortController;
@@ -263,6 +266,19 @@ export class ChatService {
     });
   }
 
+  /** More of the last reply: the run's commit is appended to it (SillyTavern's Continue). */
+  continue(chatId: string): AsyncIterable<RunUpdate> {
+    return this.#stream(chatId, async (rows) => {
+      const last = rows.at(-1);
+      if (!last || last.isUser || last.isSystem) {
+        throw new HearthFailure(
+          hearthError('chat.message_not_found', 'There is no reply of the character to continue.'),
+        );
+      }
+      return { history: rows, published: null, target: { kind: 'continue', index: last.index } };
+    });
+  }
+
   async cancel(runId: RunId): Promise<void> {
     const active = this.#active.get(runId);
     if (!active || active.controller.signal.aborted) return;
@@ -283,17 +299,7 @@ export class ChatService {
     return read.value;
   }
 
-  #stream(
-    chatId: string,
-    prepare: (
-      rows: ChatMessageRow[],
-      persona: { name: string },
-    ) => Promise<{
-      history: ChatMessageRow[];
-      published: ChatMessageRow | null;
-      target: { kind: 'new' } | { kind: 'swipe'; index: number };
-    }>,
-  ): AsyncIterable<RunUpdate> {
+  #stream(chatId: string, prepare: Prepare): AsyncIterable<RunUpdate> {
     const queue = new AsyncQueue<RunUpdate>();
     void this.#drive(chatId, queue, prepare).catch((e) => queue.fail(e));
     return queue;
@@ -368,7 +374,7 @@ export class ChatService {
       persona: { id: string | null; name: string; description: string };
       connection: Connection;
       history: ChatMessageRow[];
-      target: { kind: 'new' } | { kind: 'swipe'; index: number };
+      target: ReplyTarget;
     },
     signal: AbortSignal,
   ): Promise<ChatRunEnd> {
@@ -424,22 +430,50 @@ export class ChatService {
       includeActivatedWorldInfo: profile.context.includeActivatedWorldInfo,
       messageBodyPath: bodyPath,
       macros,
+      continuation: input.target.kind === 'continue',
     });
 
     let messageIndex: number | null = null;
     let swipeId = 0;
-    const publish = async (text: string) => {
+    /**
+     * Puts the committed text in the chat (runtime.md §6.5): a new message, a new swipe, or the
+     * continuation of the last message. Each swipe carries the agent metadata of its commit.
+     */
+    const original =
+      input.target.kind === 'continue'
+        ? (await this.deps.chats.messages(input.chat.id))[input.target.index]!
+        : null;
+    const publish = async (text: string, commit: { checkpointId: string; path: string }) => {
       const rows = await this.deps.chats.messages(input.chat.id);
       const sendDate = isoDate(this.deps.clock.now());
-      const swipe = { text, sendDate, extra: { hearth: { runId: run.id } }, info: {} };
+      const hearth = {
+        runId: run.id,
+        profileId: profile.id,
+        checkpointId: commit.checkpointId,
+        path: commit.path,
+      };
       let row: ChatMessageRow;
-      if (messageIndex === null && input.target.kind === 'swipe') {
+      if (original) {
+        const full = original.mes + text;
+        const base = rows[original.index]!;
+        const swipes = base.swipes.map((s, i) =>
+          i === base.swipeId ? { ...s, text: full, extra: { ...s.extra, hearth } } : s,
+        );
+        row = { ...base, mes: full, swipes };
+        messageIndex = base.index;
+        swipeId = base.swipeId;
+      } else if (messageIndex === null && input.target.kind === 'swipe') {
         const base = rows[input.target.index]!;
         const swipes = base.swipes.length
           ? base.swipes
           : [{ text: base.mes, sendDate: base.sendDate, extra: base.extra, info: {} }];
         swipeId = swipes.length;
-        row = { ...base, mes: text, swipes: [...swipes, swipe], swipeId };
+        row = {
+          ...base,
+          mes: text,
+          swipes: [...swipes, { text, sendDate, extra: { hearth }, info: {} }],
+          swipeId,
+        };
         messageIndex = base.index;
       } else if (messageIndex === null) {
         messageIndex = rows.length;
@@ -451,18 +485,22 @@ export class ChatService {
           isSystem: false,
           sendDate,
           mes: text,
-          extra: { hearth: { runId: run.id } },
-          swipes: [swipe],
+          extra: { hearth },
+          swipes: [{ text, sendDate, extra: { hearth }, info: {} }],
           swipeId: 0,
           unknown: {},
         };
       } else {
         const base = rows[messageIndex]!;
-        row = { ...base, mes: text, swipes: base.swipes.map((s, i) => (i === swipeId ? { ...s, text } : s)) };
+        row = {
+          ...base,
+          mes: text,
+          swipes: base.swipes.map((s, i) => (i === swipeId ? { ...s, text, extra: { hearth } } : s)),
+        };
       }
       await this.deps.chats.putMessages([row]);
       recorder.publish({ type: 'chat-message', message: row });
-      return { messageIndex, swipeId };
+      return { messageIndex: messageIndex!, swipeId };
     };
 
     const invocation = rootInvocation(recorder, profile.id);

@@ -390,6 +390,8 @@ export type ChatStreams = {
   'chats.send': (p: { chatId: string; text: string }) => RunUpdate;
   /** A new swipe on the last assistant message (D12). */
   'chats.regenerate': (p: { chatId: string }) => RunUpdate;
+  /** More of the last reply: the agent's commit is appended to it. */
+  'chats.continue': (p: { chatId: string }) => RunUpdate;
 };
 
 /** Requests the page may make of the runtime worker: the union of every area above. */

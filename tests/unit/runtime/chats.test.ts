@@ -108,7 +108,7 @@ describe('Chat runs', () => {
       [false, '*Brindle waves.* Welcome!'],
     ]);
     const runId = view.runs[0]!.id;
-    expect(view.messages[2]!.extra).toEqual({ hearth: { runId } });
+    expect(view.messages[2]!.extra).toMatchObject({ hearth: { runId, profileId: 'default-writer' } });
     // The request carried the character and the chat as messages; tools are the Chat tools.
     const first = model.requests[0]!;
     expect(JSON.stringify(first.messages[0])).toContain('A fox who keeps a lighthouse.');
@@ -240,5 +240,32 @@ describe('Chat runs', () => {
     expect(imported.problems).toEqual([]);
     const view = await service.get(imported.chat.id);
     expect(view.messages[0]!.swipes.map((s) => s.text)).toEqual(['Hello, You.', 'Oh, You again.']);
+  });
+});
+
+describe('continue and message metadata', () => {
+  it('continue appends the committed text to the last reply, and the swipe records run, profile, checkpoint and path', async () => {
+    const model = scriptedGateway([
+      { toolCalls: [write('w1', 'The lamp')] },
+      { toolCalls: [commit('c1', { finish: true })] },
+      { toolCalls: [write('w2', ' flickers on.')] },
+      { toolCalls: [commit('c2', { finish: true, mode: 'append' })] },
+    ]);
+    const { service } = await chatHarness(model.gateway);
+    const chat = await service.create('c1');
+    await collect(service.send(chat.id, 'go'));
+    await collect(service.continue(chat.id));
+    const view = await service.get(chat.id);
+    expect(view.messages).toHaveLength(3);
+    const last = view.messages.at(-1)!;
+    expect(last.mes).toBe('The lamp flickers on.');
+    expect(last.swipes).toHaveLength(1);
+    expect(last.swipes[0]!.extra).toMatchObject({
+      hearth: { runId: view.runs.at(-1)!.id, profileId: 'default-writer', path: 'output/main.md' },
+    });
+    expect((last.swipes[0]!.extra as { hearth: { checkpointId: string } }).hearth.checkpointId).toMatch(
+      /^cp_\d{6}$/,
+    );
+    expect(JSON.stringify(model.requests[2]!.messages.at(-1))).toContain('Continue Brindle');
   });
 });
