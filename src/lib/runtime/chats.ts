@@ -13,6 +13,7 @@ import {
   type CharacterRecord,
 } from '$lib/chat/records';
 import { greetingMessage, scanMessagesOf } from '$lib/chat/transcript';
+import { exampleCharacter } from '$lib/chat/example';
 import { DEMO_CONNECTION, type Connection } from '$lib/domain/connection';
 import { hearthError, HearthFailure, type HearthError } from '$lib/domain/errors';
 import { DEFAULT_WRITER_ID, migrateProfile, resolveProfile, type ProfileV5 } from '$lib/domain/profile';
@@ -66,6 +67,8 @@ export interface ChatServiceDeps {
   bus?: RunBus;
 }
 
+const EXAMPLE_SEEDED_KEY = 'exampleCharacterSeeded';
+
 export const chatRunWorkspaceKey = (chatId: string, runId: string) => `chats/${chatId}/runs/${runId}`;
 
 /** Saves what the run answers (the person's message, if any) and says where the reply goes. */
@@ -98,6 +101,31 @@ export class ChatService {
     deps.bus?.listen((m) => {
       if (m.type === 'cancel' && this.#active.has(m.runId)) void this.cancel(m.runId as RunId);
     });
+  }
+
+  /**
+   * A fresh install gets one example character with a small lorebook (issue 7 item 9), once:
+   * deleting it later does not bring it back.
+   */
+  async seedExample(): Promise<void> {
+    if (await this.deps.settings.get<boolean>(EXAMPLE_SEEDED_KEY)) return;
+    const existing = await this.deps.characters.list();
+    if (existing.records.length === 0 && existing.issues.length === 0) {
+      const { card, lorebook } = exampleCharacter();
+      const now = this.deps.clock.now();
+      const lorebookId = `lorebook_${this.deps.ids.runId().slice(4, 16)}`;
+      await this.deps.characters.put(
+        {
+          id: `character_${this.deps.ids.runId().slice(4, 16)}`,
+          card,
+          lorebookIds: [lorebookId],
+          createdAt: now,
+          updatedAt: now,
+        },
+        { lorebooks: [{ id: lorebookId, book: lorebook, createdAt: now, updatedAt: now }] },
+      );
+    }
+    await this.deps.settings.set(EXAMPLE_SEEDED_KEY, true);
   }
 
   async list(characterId: string) {
@@ -152,7 +180,7 @@ export class ChatService {
 
   async update(
     chatId: string,
-    patch: { title?: string; personaId?: string | null; connectionId?: string },
+    patch: { title?: string; personaId?: string | null; connectionId?: string; lorebookIds?: string[] },
   ): Promise<ChatRecord> {
     const chat = await this.#chat(chatId);
     const next = { ...chat, ...patch, updatedAt: this.deps.clock.now() };

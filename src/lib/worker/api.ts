@@ -18,6 +18,10 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
   const ctx = createRuntimeContext(options);
   // Runs a closed tab left behind become `interrupted` as soon as their session lock is free.
   void ctx.sessions.recoverInterrupted().catch((e) => console.error('Could not recover interrupted runs', e));
+  // A fresh install's example character; the characters list waits for it so it never flickers in.
+  const seeded = ctx.chats
+    .seedExample()
+    .catch((e) => console.error('Could not add the example character', e));
 
   // One entry per area; each area declares its methods in protocol.ts.
   const areas = [
@@ -31,8 +35,14 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
     lorebookHandlers(ctx),
     chatHandlers(ctx),
   ];
+  const methods: Handlers<HearthMethods, HearthStreams>['methods'] = Object.assign(
+    {},
+    ...areas.map((a) => a.methods),
+  );
+  const listCharacters = methods['characters.list'];
+  methods['characters.list'] = async (p, signal) => (await seeded, listCharacters(p, signal));
   return {
-    methods: Object.assign({}, ...areas.map((a) => a.methods)),
+    methods,
     streams: Object.assign({}, ...areas.map((a) => a.streams)),
   };
 }

@@ -269,3 +269,32 @@ describe('continue and message metadata', () => {
     expect(JSON.stringify(model.requests[2]!.messages.at(-1))).toContain('Continue Brindle');
   });
 });
+
+describe('a first run', () => {
+  it('seeds one example character with a lorebook, once', async () => {
+    const { service, deps } = await chatHarness(scriptedGateway([]).gateway);
+    await deps.characters.delete('c1');
+    await service.seedExample();
+    const listed = await deps.characters.list();
+    expect(listed.records.map((c) => c.card.name)).toEqual(['Brindle']);
+    expect((await deps.lorebooks.get(listed.records[0]!.lorebookIds[0]!))?.book.entries).toHaveLength(3);
+    await deps.characters.delete(listed.records[0]!.id);
+    await service.seedExample();
+    expect((await deps.characters.list()).records).toEqual([]);
+  });
+
+  it('the Demo reads the activated lore, writes and commits in character', async () => {
+    const { service, deps } = await chatHarness(demoGateway({ delayMs: 0 }));
+    await deps.characters.delete('c1');
+    await service.seedExample();
+    const character = (await deps.characters.list()).records[0]!;
+    const chat = await service.create(character.id);
+    const updates = await collect(service.send(chat.id, 'Is the lighthouse lamp still lit?'));
+    const calls = events(updates).flatMap((e) =>
+      e.type === 'tool_call_completed' ? [e.payload.callName] : [],
+    );
+    expect(calls).toEqual(['worldinfo_read_activated', 'workspace_write_file', 'workspace_commit']);
+    const reply = (await service.get(chat.id)).messages.at(-1)!.mes;
+    expect(reply).toContain('a note about the lighthouse');
+  });
+});

@@ -54,7 +54,7 @@ export function nextDemoReply(request: ModelRequest): DemoReply {
   if (last?.isError) {
     return { kind: 'text', text: `The tool call failed, so I stopped here:\n\n> ${last.content}` };
   }
-  if (tools.has('workspace_commit')) return chatReply(request, prompt, results.length);
+  if (tools.has('workspace_commit')) return chatReply(request, prompt, results, tools);
 
   const haikuMatch = HAIKU.exec(prompt);
   if (haikuMatch) {
@@ -117,19 +117,36 @@ export function nextDemoReply(request: ModelRequest): DemoReply {
  * In a Chat run the Demo plays the character the way an agent must: it drafts the reply in
  * `output/main.md`, then publishes it with `workspace_commit` and `finish: true`.
  */
-function chatReply(request: ModelRequest, prompt: string, done: number): DemoReply {
+function chatReply(
+  request: ModelRequest,
+  prompt: string,
+  results: ToolResultPart[],
+  tools: Set<string>,
+): DemoReply {
   const system = request.messages[0] ? textOf(request.messages[0]) : '';
   const char = /You write (.+?)'s next message/.exec(system)?.[1] ?? 'The character';
-  if (done === 0) {
+  const steps = tools.has('worldinfo_read_activated') ? ['lore', 'write', 'commit'] : ['write', 'commit'];
+  const step = steps[results.length];
+  if (step === 'lore') {
+    return {
+      kind: 'tool',
+      text: 'Checking the lore that applies.',
+      call: { name: 'worldinfo_read_activated', arguments: {} },
+    };
+  }
+  if (step === 'write') {
     const said = prompt.replace(/\s+/g, ' ').trim().slice(0, 120);
-    const reply = `*${char} listens, then smiles.* You said: “${said}”.\n\n(Demo reply: scripted, not an AI. Add a real model under Connections to hear ${char} for real.)\n`;
+    // The index lists entries as `1. <ref> | <label> | …`.
+    const lore = results[0] ? /^1\. .+? \| (.+?) \| world=/m.exec(results[0].content)?.[1] : undefined;
+    const aside = lore ? ` *${char} glances at a note about ${lore.toLowerCase()}.*` : '';
+    const reply = `*${char} listens, then smiles.*${aside} You said: “${said}”.\n\n(Demo reply: scripted, not an AI. Add a real model under Connections to hear ${char} for real.)\n`;
     return {
       kind: 'tool',
       text: 'Drafting the reply.',
       call: { name: 'workspace_write_file', arguments: { path: 'output/main.md', content: reply } },
     };
   }
-  if (done === 1) {
+  if (step === 'commit') {
     return {
       kind: 'tool',
       text: 'Publishing it.',
