@@ -184,6 +184,13 @@ export interface RunEventPayloads {
   agent_invocation_completed: InvocationPayload;
   agent_invocation_failed: InvocationPayload;
   agent_invocation_cancelled: InvocationPayload;
+  persistent_projection_initialized: { roots: string[]; baseStateId: string | null; files: number };
+  persistent_changes_committed: {
+    stateId: string | null;
+    baseStateId: string | null;
+    changed: string[];
+    removed: string[];
+  };
   run_cancel_requested: null;
   run_cancelled: { message?: string };
   run_completed: null;

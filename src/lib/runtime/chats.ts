@@ -37,6 +37,7 @@ import type { WorkspaceStore } from '$lib/ports/workspace';
 import type { BuiltinTool } from '$lib/tools/tool';
 import { assembleChatPrompt } from './chat-prompt';
 import { rootInvocation } from './invocation';
+import { projectPersist, promotePersist } from './persist';
 import { runChatLoop, type ChatRunEnd } from './chat-run';
 import { AsyncQueue, type RunFeed } from './run-feed';
 import { RunRecorder } from './run-recorder';
@@ -431,6 +432,15 @@ export class ChatService {
     };
     await write('run/input/resolved_profile.json', profile);
     await write('run/input/worldinfo_activation.json', activation);
+    // persist/: the state of the message this reply follows (tools.md §12.4).
+    const chatWs = await this.deps.workspaces.open(`chats/${input.chat.id}`);
+    if (!chatWs.ok) throw new HearthFailure(chatWs.error);
+    const baseStateId = persistStateOf(input.history);
+    const baseFiles = await projectPersist(chatWs.value, workspace, baseStateId);
+    await recorder.emit({
+      type: 'persistent_projection_initialized',
+      payload: { roots: ['persist'], baseStateId, files: baseFiles.length },
+    });
     await recorder.emit({ type: 'profile_resolved', payload: { profileId: profile.id, source: profile.id } });
 
     const catalog = buildCatalog([builtinSource(this.deps.tools)]);
@@ -558,6 +568,40 @@ export class ChatService {
       signal,
     );
     await invocation.end(end.kind);
+    // Only a run that finished successfully publishes its persist/ (never a failed or stopped one).
+    if (end.kind === 'completed' && messageIndex !== null) {
+      const promoted = await promotePersist(chatWs.value, workspace, {
+        runId: run.id,
+        baseStateId,
+        base: baseFiles,
+      });
+      await recorder.emit({
+        type: 'persistent_changes_committed',
+        payload: {
+          stateId: promoted.stateId,
+          baseStateId,
+          changed: promoted.changed.map((f) => f.path),
+          removed: promoted.removed,
+        },
+      });
+      if (promoted.stateId) {
+        const row = (await this.deps.chats.messages(input.chat.id))[messageIndex]!;
+        const swipes = row.swipes.map((s, i) =>
+          i === swipeId
+            ? {
+                ...s,
+                extra: {
+                  ...s.extra,
+                  hearth: { ...(s.extra.hearth as object), persistStateId: promoted.stateId },
+                },
+              }
+            : s,
+        );
+        const next = { ...row, swipes, extra: row.swipeId === swipeId ? swipes[swipeId]!.extra : row.extra };
+        await this.deps.chats.putMessages([next]);
+        recorder.publish({ type: 'chat-message', message: next });
+      }
+    }
     return end;
   }
 
@@ -687,6 +731,18 @@ export class ChatService {
   isActive(runId: string): boolean {
     return this.#active.has(runId);
   }
+}
+
+/** The persistent state recorded on the newest character message's shown swipe (runtime.md §6.6). */
+function persistStateOf(history: readonly ChatMessageRow[]): string | null {
+  const last = history.findLast((m) => !m.isUser && !m.isSystem);
+  const extra = last ? (last.swipes[last.swipeId]?.extra ?? last.extra) : undefined;
+  const hearth = extra?.hearth;
+  const id =
+    typeof hearth === 'object' && hearth !== null && !Array.isArray(hearth)
+      ? hearth.persistStateId
+      : undefined;
+  return typeof id === 'string' ? id : null;
 }
 
 /** What the chat tools read: the frozen input prefix and the frozen activation (tools.md §13.1-13.3). */

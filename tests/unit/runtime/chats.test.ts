@@ -298,3 +298,59 @@ describe('a first run', () => {
     expect(reply).toContain('a note about the lighthouse');
   });
 });
+
+describe('persist/ (tools.md §12.4)', () => {
+  const writeTo = (id: string, path: string, content: string) => ({
+    callId: id,
+    name: 'workspace_write_file',
+    arguments: JSON.stringify({ path, content }),
+  });
+  const read = (id: string, path: string) => ({
+    callId: id,
+    name: 'workspace_read_file',
+    arguments: JSON.stringify({ path }),
+  });
+
+  it('publishes a new state only when a run finishes, per swipe, and the next reply starts from the shown one', async () => {
+    const model = scriptedGateway([
+      // Reply 1 notes "A" in persist/.
+      { toolCalls: [writeTo('a1', 'persist/notes.md', 'A'), write('a2', 'one')] },
+      { toolCalls: [commit('a3', { finish: true })] },
+      // A regenerated reply 1 (a second swipe) notes "B".
+      { toolCalls: [writeTo('b1', 'persist/notes.md', 'B'), write('b2', 'one, again')] },
+      { toolCalls: [commit('b3', { finish: true })] },
+      // A failing run writes "X" but never finishes: nothing is published.
+      { toolCalls: [writeTo('x1', 'persist/notes.md', 'X'), write('x2', 'partial')] },
+      { error: { code: 'model.request_failed', message: 'gone' } },
+      // After swiping back to the first swipe, the next reply reads persist/.
+      { toolCalls: [read('r1', 'persist/notes.md')] },
+      { toolCalls: [write('r2', 'two'), commit('r3', { finish: true })] },
+    ]);
+    const { service } = await chatHarness(model.gateway);
+    const chat = await service.create('c1');
+    await service.deleteMessage(chat.id, 0);
+    await collect(service.send(chat.id, 'hi'));
+    await collect(service.regenerate(chat.id));
+    let view = await service.get(chat.id);
+    const [s1, s2] = view.messages[1]!.swipes.map(
+      (s) => (s.extra as { hearth: { persistStateId?: string } }).hearth.persistStateId,
+    );
+    expect(s1).toBeTruthy();
+    expect(s2).toBeTruthy();
+    expect(s1).not.toBe(s2);
+
+    await collect(service.send(chat.id, 'fail please'));
+    view = await service.get(chat.id);
+    // It failed before committing: no reply, and its persist/ ("X") was never published.
+    expect(view.runs.at(-1)!.status).toBe('failed');
+    expect(view.messages.map((m) => m.isUser)).toEqual([true, false, true]);
+
+    await service.deleteMessage(chat.id, 2);
+    await service.selectSwipe(chat.id, 1, 0);
+    await collect(service.send(chat.id, 'what did you note?'));
+    const readResult = model.requests.at(-1)!.messages.find((m) => m.role === 'tool')!.parts[0] as {
+      content: string;
+    };
+    expect(readResult.content).toContain('1 | A');
+  });
+});

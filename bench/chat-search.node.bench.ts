@@ -1,0 +1,104 @@
+import { test } from 'vitest';
+import type { ChatMessage, ChatMessageRole } from '$lib/ports/chat-context';
+import { buildQueryTokens, chatSearchTool } from '$lib/tools/chat/search';
+import { chatToolContext, MemoryChatContext } from '../tests/support/chat-context';
+import { int, japanese, prose, properNames } from './chat-fixture';
+import { median } from './loop';
+import { prng } from './tool-fixture';
+
+/**
+ * Issue 7, the `chat_search` tool (Node). One 10,000-message chat in memory (`MemoryChatContext`,
+ * read in the tool's pages of 1,000, newest first), searched through the tool's `execute` with
+ * the default limit of 20, beside the plainest scan: lowercase every message and test `includes`
+ * for each query word.
+ */
+
+const MESSAGES = 10_000;
+const WARMUP = 3;
+const RUNS = 30;
+
+/**
+ * Alternating user (40 to 600 characters) and character (400 to 2,500) messages, a system
+ * message every 200th; 2 % of the character's messages are Japanese.
+ */
+function chat(seed: number): ChatMessage[] {
+  const r = prng(seed);
+  const names = properNames(r, 300);
+  return Array.from({ length: MESSAGES }, (_, index) => {
+    const role: ChatMessageRole = index % 200 === 0 ? 'system' : index % 2 === 0 ? 'assistant' : 'user';
+    const text =
+      role === 'system'
+        ? prose(r, int(r, 60, 200), names)
+        : role === 'user'
+          ? prose(r, int(r, 40, 600), names)
+          : r() < 0.02
+            ? japanese(r, int(r, 100, 600))
+            : prose(r, int(r, 400, 2_500), names);
+    return { index, role, text, ...(role === 'system' ? {} : { name: role === 'user' ? 'Wren' : 'Ysolde' }) };
+  });
+}
+
+/** Lowercase every message and test `includes` for each query word; messages with some word. */
+function plainScan(messages: readonly ChatMessage[], query: string): number {
+  const words = query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== '');
+  let matched = 0;
+  for (const m of messages) {
+    const lower = m.text.toLowerCase();
+    if (words.some((w) => lower.includes(w))) matched++;
+  }
+  return matched;
+}
+
+const QUERIES: [label: string, query: string][] = [
+  // Several words: each is a token; common short words match almost every message.
+  ['words', 'the silver treaty at the harbor'],
+  // One 8-letter name (a name from the chat): the word plus its 7 bigrams.
+  ['name', ''],
+  // One long word that appears nowhere: 32 sampled bigrams, most of them common.
+  ['long-word', 'antidisestablishmentarianism'],
+  // Japanese: the word plus its bigrams, no lowercasing.
+  ['japanese', '銀の竜'],
+];
+
+test('chat_search over a 10,000-message chat (Node)', async () => {
+  const messages = chat(11);
+  const chars = messages.reduce((n, m) => n + m.text.length, 0);
+  const name = properNames(prng(11), 300).find((n) => n.length === 8) ?? 'Kelvoran';
+  const chatContext = new MemoryChatContext(messages);
+  const ctx = await chatToolContext(chatContext);
+  for (const [label, fixed] of QUERIES) {
+    const query = fixed || name;
+    const input = chatSearchTool.parameters.parse({ query });
+    const times: number[] = [];
+    const base: number[] = [];
+    let hits = 0;
+    let top = '';
+    let plain = 0;
+    for (let i = 0; i < WARMUP + RUNS; i++) {
+      const t0 = performance.now();
+      const out = await chatSearchTool.execute(input, ctx);
+      const t1 = performance.now();
+      plain = plainScan(messages, query);
+      const t2 = performance.now();
+      if (out.isError) throw new Error(out.content);
+      const structured = out.structured as { hits: { index: number; score: number }[] };
+      hits = structured.hits.length;
+      top = structured.hits
+        .slice(0, 3)
+        .map((h) => `${h.index}@${h.score.toFixed(2)}`)
+        .join(',');
+      if (i < WARMUP) continue;
+      times.push(t1 - t0);
+      base.push(t2 - t1);
+    }
+    console.log(
+      `RESULT chat-search-node query=${label} tokens=${buildQueryTokens(query).length} messages=${MESSAGES} ` +
+        `chars=${chars} runs=${RUNS} hits=${hits} top=${top} median_ms=${median(times).toFixed(2)} ` +
+        `mchars_per_s=${(chars / 1e6 / (median(times) / 1000)).toFixed(1)} ` +
+        `baseline_lowercase_includes_median_ms=${median(base).toFixed(2)} baseline_matched_messages=${plain}`,
+    );
+  }
+}, 300_000);
