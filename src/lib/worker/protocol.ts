@@ -372,6 +372,8 @@ export type ChatMethods = {
     title?: string;
     personaId?: string | null;
     connectionId?: string;
+    /** Lorebooks attached to this chat only (global and character books are attached elsewhere). */
+    lorebookIds?: string[];
   }) => ChatRecord;
   'chats.delete': (p: { chatId: string }) => void;
   /** Edits the shown swipe. */

@@ -5,7 +5,9 @@ import { isTerminal, type RunId, type RunRecord } from '$lib/domain/run';
 import { describeError } from '../errors';
 import { downloadBytes } from '../common/download';
 import type { WorkspaceFile } from '$lib/worker/protocol';
+import { ACTIVATION_PATH, asActivation } from './activation-view';
 import { toRounds } from './timeline';
+import type { Activation } from '$lib/chat/activation';
 
 /** One run's record and journal, followed live while the run works. */
 export class RunState {
@@ -83,6 +85,31 @@ export class RunState {
       return JSON.stringify(JSON.parse(new TextDecoder().decode(file.bytes)), null, 2);
     } catch (e) {
       return `Could not load ${path}: ${describeError(e).message}`;
+    }
+  }
+
+  /**
+   * A Chat run's World Info activation (the entries it used and why); `missing` when the run has
+   * not written it (yet), `error` when it could not be read.
+   */
+  async readActivation(): Promise<
+    { kind: 'ok'; activation: Activation } | { kind: 'missing' } | { kind: 'error'; message: string }
+  > {
+    let bytes: Uint8Array;
+    try {
+      bytes = (await this.client.runs.file(this.runId, ACTIVATION_PATH)).bytes;
+    } catch (e) {
+      const error = describeError(e);
+      if (error.code === 'workspace.file_not_found' || error.code === 'workspace.path_not_found')
+        return { kind: 'missing' };
+      return { kind: 'error', message: error.message };
+    }
+    try {
+      const activation = asActivation(JSON.parse(new TextDecoder().decode(bytes)));
+      if (activation) return { kind: 'ok', activation };
+      return { kind: 'error', message: 'The activation file is not in a format this version reads.' };
+    } catch (e) {
+      return { kind: 'error', message: describeError(e).message };
     }
   }
 }
