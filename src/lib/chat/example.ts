@@ -11,7 +11,8 @@ export function exampleCharacter(): { card: CharacterCard; lorebook: Lorebook } 
     description:
       'Brindle is a grey-muzzled fox who keeps the lighthouse on Marrow Point. Patient, dry-humoured, fond of tea and of keeping logs in a careful hand.',
     personality: 'calm, observant, wry, kind to strangers, stubborn about the lamp',
-    scenario: '{{user}} has climbed the lighthouse stairs on a windy evening and knocked on the lamp-room door.',
+    scenario:
+      '{{user}} has climbed the lighthouse stairs on a windy evening and knocked on the lamp-room door.',
     firstMes:
       '*The door creaks open and a grey fox peers out, lantern in paw.* "Mind the last step, it bites." *Brindle steps aside.* "Come in, {{user}}. Tea\'s on, and the wind won\'t be."',
     alternateGreetings: [
@@ -19,12 +20,13 @@ export function exampleCharacter(): { card: CharacterCard; lorebook: Lorebook } 
     ],
     mesExample:
       '<START>\n{{user}}: Do you ever get lonely up here?\n{{char}}: *Brindle taps the glass.* "With ships to count? Hardly. Though I\'ll admit the gulls are poor conversation."',
-    creatorNotes: 'The example character of Hearth. Try asking about the lighthouse, the storm or Marrow Bay.',
+    creatorNotes:
+      'The example character of Hearth. Try asking about the lighthouse, the storm or Marrow Bay.',
     tags: ['example', 'fox', 'lighthouse'],
   };
   const lorebook: Lorebook = {
     ...emptyLorebook('Marrow Point'),
-    description: 'Places and things around Brindle\'s lighthouse.',
+    description: "Places and things around Brindle's lighthouse.",
     entries: [
       newLorebookEntry(0, {
         comment: 'The lighthouse',
@@ -36,7 +38,7 @@ export function exampleCharacter(): { card: CharacterCard; lorebook: Lorebook } 
         comment: 'Marrow Bay',
         keys: ['bay', 'harbour', 'harbor', 'village'],
         content:
-          'Marrow Bay is the fishing village below the point: twelve boats, one bakery, and a harbourmaster (a heron named Oswin) who disapproves of Brindle\'s tea.',
+          "Marrow Bay is the fishing village below the point: twelve boats, one bakery, and a harbourmaster (a heron named Oswin) who disapproves of Brindle's tea.",
       }),
       newLorebookEntry(2, {
         comment: 'The storm',

@@ -4,6 +4,7 @@ import type { ChatMessageRow } from '$lib/chat/records';
 import type { RunRecord } from '$lib/domain/run';
 import type { SavedChatMessage } from '$lib/domain/run-update';
 import {
+  canContinueReply,
   canRetry,
   formatWhen,
   latestRun,
@@ -129,7 +130,7 @@ describe('runIdOf', () => {
   });
 });
 
-describe('latestRun and canRetry', () => {
+describe('latestRun, canRetry and canContinueReply', () => {
   const run = (id: string, createdAt: number) => ({ id, createdAt }) as unknown as RunRecord;
   it('latestRun is the most recently created', () => {
     expect(latestRun([])).toBeNull();
@@ -140,6 +141,12 @@ describe('latestRun and canRetry', () => {
     expect(canRetry([message(0, 'char'), message(1, 'user')])).toBe(true);
     expect(canRetry([message(0, 'user'), message(1, 'char')])).toBe(true);
     expect(canRetry([message(0, 'user'), message(1, 'system')])).toBe(false);
+  });
+  it("continue needs the character's reply last", () => {
+    expect(canContinueReply([])).toBe(false);
+    expect(canContinueReply([message(0, 'user'), message(1, 'char')])).toBe(true);
+    expect(canContinueReply([message(0, 'char'), message(1, 'user')])).toBe(false);
+    expect(canContinueReply([message(0, 'char'), message(1, 'system')])).toBe(false);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { RunRecord } from '$lib/domain/run';
-import type { ChatMessageRow } from '$lib/worker/protocol';
+import type { ChatMessageRow, LorebookSummary } from '$lib/worker/protocol';
 
 /**
  * Pure rules of the chat page: which messages can be swiped and what a swipe control does, which
@@ -73,6 +73,12 @@ export function canRetry(messages: readonly Pick<Message, 'isUser' | 'isSystem'>
   return last !== undefined && !last.isSystem;
 }
 
+/** The last message is a reply the agent can extend in place. */
+export function canContinueReply(messages: readonly Pick<Message, 'isUser' | 'isSystem'>[]): boolean {
+  const last = messages.at(-1);
+  return last !== undefined && !last.isUser && !last.isSystem;
+}
+
 /** A one-line preview of a message for the chat list. */
 export function previewText(text: string | null, max = 140): string {
   if (!text) return '';
@@ -103,4 +109,29 @@ export function swipeKey(key: string, controls: SwipeControls | null): SwipeStep
   if (key === 'ArrowLeft') return controls.previous;
   if (key === 'ArrowRight') return controls.next;
   return null;
+}
+
+/** One row of the chat's lorebook picker. */
+export interface LorebookChoice {
+  id: string;
+  name: string;
+  /** Used by this chat's replies (attached globally, to the character, or to the chat). */
+  checked: boolean;
+  /** Why the row cannot be changed here (it is attached elsewhere), or null. */
+  locked: 'global' | 'character' | null;
+}
+
+/**
+ * The lorebook picker's rows, in the list's order: global and character books checked and locked
+ * (a global one counts as global even when the character has it too), the chat's own books checked.
+ */
+export function lorebookChoices(
+  lorebooks: readonly Pick<LorebookSummary, 'id' | 'name' | 'global' | 'characterIds'>[],
+  chatLorebookIds: readonly string[],
+  characterId: string,
+): LorebookChoice[] {
+  return lorebooks.map((b) => {
+    const locked = b.global ? 'global' : b.characterIds.includes(characterId) ? 'character' : null;
+    return { id: b.id, name: b.name, checked: locked !== null || chatLorebookIds.includes(b.id), locked };
+  });
 }

@@ -1,10 +1,17 @@
 import type { HearthClient } from '$lib/client/hearth';
 import type { HearthError } from '$lib/domain/errors';
-import { isTerminal, type RunRecord } from '$lib/domain/run';
+import { isTerminal, type RunId, type RunRecord } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
 import type { ChatMessageRow, ChatView } from '$lib/worker/protocol';
 import { describeError } from '../errors';
+import { ACTIVATION_PATH, asActivation } from '../run/activation-view';
 import type { StreamingTurn } from '../session/session-state.svelte';
+
+/** What a message's badge shows of its run's lore activation. */
+export interface LoreSummary {
+  /** Display names of the activated entries, in prompt order. */
+  names: string[];
+}
 
 /**
  * The state of one chat page, fed by the client: the chat, its messages and runs, the live run's
@@ -30,6 +37,9 @@ export class ChatState {
   readonly busy = $derived(this.activeRun !== null);
 
   #ticker: ReturnType<typeof setInterval> | null = null;
+  // A cache of pending reads, not state: nothing renders from it.
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity
+  #lore = new Map<string, Promise<LoreSummary | null>>();
   #disposed = false;
 
   constructor(
@@ -61,6 +71,12 @@ export class ChatState {
   async regenerate(): Promise<void> {
     this.error = null;
     await this.#follow(this.client.chats.regenerate(this.chatId));
+  }
+
+  /** Extends the last reply in place; the agent continues from its end. */
+  async continue(): Promise<void> {
+    this.error = null;
+    await this.#follow(this.client.chats.continue(this.chatId));
   }
 
   /** Adds an instruction to the working run; the agent takes it in before its next request. */
@@ -116,6 +132,33 @@ export class ChatState {
       const chat = await this.client.chats.update(this.chatId, { connectionId });
       if (this.view) this.view.chat = chat;
     });
+  }
+
+  /** The lorebooks attached to this chat only (global and character books are attached elsewhere). */
+  setLorebooks(lorebookIds: string[]): Promise<boolean> {
+    return this.#save(async () => {
+      const chat = await this.client.chats.update(this.chatId, { lorebookIds });
+      if (this.view) this.view.chat = chat;
+    });
+  }
+
+  /**
+   * The lore entries a run activated, read from its activation file once per run (null: none
+   * recorded or unreadable). The chat view asks for a message's run when the message is seen.
+   */
+  loreOf(runId: string): Promise<LoreSummary | null> {
+    let known = this.#lore.get(runId);
+    if (!known) {
+      known = this.client.runs
+        .file(runId as RunId, ACTIVATION_PATH)
+        .then((file) => {
+          const activation = asActivation(JSON.parse(new TextDecoder().decode(file.bytes)));
+          return activation ? { names: activation.entries.map((e) => e.displayName) } : null;
+        })
+        .catch(() => null);
+      this.#lore.set(runId, known);
+    }
+    return known;
   }
 
   dispose(): void {
