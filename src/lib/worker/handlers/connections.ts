@@ -1,5 +1,6 @@
 import { listModels } from '$lib/adapters/llm/model-list';
-import { hintFor, probeRequest, testConnection } from '$lib/adapters/llm/openai-chat/probe';
+import { hintFor } from '$lib/adapters/llm/connection-hints';
+import { probeRequest, testConnection } from '$lib/adapters/llm/openai-chat/probe';
 import { relayFetch } from '$lib/adapters/llm/relay';
 import { randomIds } from '$lib/adapters/system/clock';
 import {
