@@ -21,13 +21,14 @@ export function parseWorkspacePath(raw: string): Result<WorkspacePath, HearthErr
   if (raw.includes('\0')) return invalid('the path contains a NUL character');
   if (raw.startsWith('/') || raw.startsWith('\\'))
     return invalid('use a relative path such as `work/notes.md`');
-  if (DRIVE_PREFIX.test(raw)) return invalid('drive letters are not allowed; use a relative path');
   const segments = raw
     .replaceAll('\\', '/')
     .split('/')
     .filter((s) => s !== '' && s !== '.');
   if (segments.includes('..')) return invalid('`..` segments are not allowed');
   if (segments.length === 0) return invalid('the path names no file or directory');
+  // Checked after normalizing, so `./C:` cannot become the drive-prefixed `C:`.
+  if (DRIVE_PREFIX.test(segments[0]!)) return invalid('drive letters are not allowed; use a relative path');
   return ok(segments.join('/') as WorkspacePath);
 }
 

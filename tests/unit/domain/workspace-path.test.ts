@@ -22,10 +22,20 @@ describe('parseWorkspacePath (tools.md §12.1)', () => {
     'scratch/\0bad',
   ])('rejects the spec example %j', (raw) => expect(parsed(raw)).toBe('workspace.invalid_path'));
 
-  it.each(['', '\\server\\share', 'c:relative', 'z:', '.', './', '//', 'a/..', '..\\x', 'a/\\..'])(
-    'rejects %j',
-    (raw) => expect(parsed(raw)).toBe('workspace.invalid_path'),
-  );
+  it.each([
+    '',
+    '\\server\\share',
+    'c:relative',
+    'z:',
+    '.',
+    './',
+    '//',
+    'a/..',
+    '..\\x',
+    'a/\\..',
+    '.\\a:',
+    './C:/x',
+  ])('rejects %j', (raw) => expect(parsed(raw)).toBe('workspace.invalid_path'));
 
   it.each([
     ['output/./main.md', 'output/main.md'],
