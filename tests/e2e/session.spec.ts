@@ -284,6 +284,8 @@ test('a long Session is compacted: older turns are summarised to fit the model',
   await page.getByRole('button', { name: 'Edit' }).click();
   await page.getByLabel('Context window (tokens, optional)').fill('1000');
   await page.getByRole('button', { name: 'Save' }).click();
+  // The session must start after the context window is stored, or it runs without compaction.
+  await expect(page.getByRole('status').filter({ hasText: /^Saved/ })).toBeVisible();
   await startSession(page, 'tell me everything');
   await expectReply(page, 'EARLY');
   await send(page, 'and now briefly');
