@@ -5,7 +5,7 @@ import type { RunUpdate } from '$lib/domain/run-update';
 import type { ChatMessageRow, ChatView } from '$lib/worker/protocol';
 import { describeError } from '../errors';
 import { ACTIVATION_PATH, asActivation } from '../run/activation-view';
-import type { StreamingTurn } from '../session/session-state.svelte';
+import { applyStreamPart, emptyTurn, type StreamingTurn } from '../run/streaming-turn';
 
 /** What a message's badge shows of its run's lore activation. */
 export interface LoreSummary {
@@ -260,28 +260,7 @@ export class ChatState {
 
   #applyPart({ round, part }: Extract<RunUpdate, { type: 'part' }>): void {
     // Each round's working output replaces the last one's (the run view keeps them all).
-    if (this.streaming?.round !== round) this.streaming = { round, reasoning: '', text: '', toolCalls: [] };
-    const s = this.streaming;
-    switch (part.type) {
-      case 'text-delta':
-        s.text += part.delta;
-        break;
-      case 'reasoning-delta':
-        s.reasoning += part.delta;
-        break;
-      case 'tool-input-start':
-        s.toolCalls.push({
-          blockId: part.blockId,
-          callId: part.callId,
-          name: part.name,
-          argumentsPreview: '',
-        });
-        break;
-      case 'tool-input-delta': {
-        const call = s.toolCalls.find((c) => c.blockId === part.blockId);
-        if (call) call.argumentsPreview += part.delta;
-        break;
-      }
-    }
+    if (this.streaming?.round !== round) this.streaming = emptyTurn(round);
+    applyStreamPart(this.streaming, part);
   }
 }

@@ -5,21 +5,7 @@ import { addUsage, isTerminal, type RunId, type RunRecord } from '$lib/domain/ru
 import type { RunUpdate } from '$lib/domain/run-update';
 import type { SessionMessage, SessionRecord } from '$lib/domain/session';
 import { describeError } from '../errors';
-
-export interface StreamingToolCall {
-  blockId: string;
-  callId: string;
-  name: string;
-  argumentsPreview: string;
-}
-
-/** What is streaming in the current round, before the message is saved (never journaled). */
-export interface StreamingTurn {
-  round: number;
-  reasoning: string;
-  text: string;
-  toolCalls: StreamingToolCall[];
-}
+import { applyStreamPart, emptyTurn, type StreamingTurn } from '../run/streaming-turn';
 
 type ToolResultPart = Extract<ContentPart, { type: 'tool-result' }>;
 
@@ -160,27 +146,8 @@ export class SessionState {
   }
 
   #applyPart({ round, part }: Extract<RunUpdate, { type: 'part' }>): void {
-    const s = (this.streaming ??= { round, reasoning: '', text: '', toolCalls: [] });
-    switch (part.type) {
-      case 'text-delta':
-        s.text += part.delta;
-        break;
-      case 'reasoning-delta':
-        s.reasoning += part.delta;
-        break;
-      case 'tool-input-start':
-        s.toolCalls.push({
-          blockId: part.blockId,
-          callId: part.callId,
-          name: part.name,
-          argumentsPreview: '',
-        });
-        break;
-      case 'tool-input-delta': {
-        const call = s.toolCalls.find((c) => c.blockId === part.blockId);
-        if (call) call.argumentsPreview += part.delta;
-        break;
-      }
-    }
+    // Each round's working output replaces the last one's (the run view keeps them all).
+    if (this.streaming?.round !== round) this.streaming = emptyTurn(round);
+    applyStreamPart(this.streaming, part);
   }
 }
