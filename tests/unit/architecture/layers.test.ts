@@ -43,7 +43,7 @@ const ALLOWED: Record<string, RegExp> = {
   chat: /^(domain|chat)\/|^package:(zod|fflate)$/,
   client: /^(domain|client|worker\/(protocol|rpc)|worker\/runtime\.worker\?worker)/,
   // chat/ is pure (no I/O): editors use its schemas, defaults and key parsing.
-  ui: /^(domain|client|ui|chat|worker\/protocol)|^package:(svelte|marked|dompurify|workbox-window)/,
+  ui: /^(domain|client|ui|chat|worker\/protocol)|^package:(svelte|marked|dompurify|workbox-window|\$app\/navigation)/,
 };
 
 describe('layering', () => {
