@@ -80,6 +80,9 @@ test('create a lorebook entry with secondary keys, save it and export it as worl
   await page.getByLabel('Secondary key logic').selectOption('not_any');
   await page.getByLabel('Content', { exact: true }).fill('At night the docks belong to the smugglers.');
   await expect(page.getByText('1 regex key.')).toBeVisible();
+  await page.getByText('More options').click();
+  await page.getByLabel('Sticky').fill('3');
+  await page.getByLabel('Also scan the scenario').check();
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Saved “Harbor”' })).toBeVisible();
 
@@ -101,6 +104,9 @@ test('create a lorebook entry with secondary keys, save it and export it as worl
       keysecondary: ['night', 'fog'],
       selectiveLogic: 2,
       comment: 'The docks',
+      sticky: 3,
+      matchScenario: true,
+      matchCreatorNotes: false,
     }),
   ]);
 
