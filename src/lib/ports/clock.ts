@@ -6,4 +6,6 @@ export interface Clock {
 export interface Ids {
   runId(): string;
   sessionId(): string;
+  /** Any other id, `<prefix>_` + 32 hex: `chr_` characters, `lb_` lorebooks, `chat_` chats, `commit_` … */
+  contentId(prefix: string): string;
 }

@@ -114,10 +114,10 @@ export class ChatService {
     if (existing.records.length === 0 && existing.issues.length === 0) {
       const { card, lorebook } = exampleCharacter();
       const now = this.deps.clock.now();
-      const lorebookId = `lorebook_${this.deps.ids.runId().slice(4, 16)}`;
+      const lorebookId = this.deps.ids.contentId('lb');
       await this.deps.characters.put(
         {
-          id: `character_${this.deps.ids.runId().slice(4, 16)}`,
+          id: this.deps.ids.contentId('chr'),
           card,
           lorebookIds: [lorebookId],
           createdAt: now,
@@ -148,7 +148,7 @@ export class ChatService {
     const persona = await this.#persona(personaId);
     const now = this.deps.clock.now();
     const chat: ChatRecord = {
-      id: `chat_${this.deps.ids.runId().slice(4)}`,
+      id: this.deps.ids.contentId('chat'),
       characterId,
       title: `${character.card.name} · ${new Date(now).toISOString().slice(0, 10)}`,
       personaId,
@@ -229,7 +229,7 @@ export class ChatService {
     if (!parsed.ok) throw new HearthFailure(parsed.error);
     const now = this.deps.clock.now();
     const chat: ChatRecord = {
-      id: `chat_${this.deps.ids.runId().slice(4)}`,
+      id: this.deps.ids.contentId('chat'),
       characterId,
       title: fileName.replace(/\.jsonl$/i, '') || 'Imported chat',
       personaId: null,
@@ -563,7 +563,7 @@ export class ChatService {
         chat: chatContext(input.history, activation),
         messageBodyPath: bodyPath,
         publish,
-        newCommitId: () => `commit_${this.deps.ids.runId().slice(4)}`,
+        newCommitId: () => this.deps.ids.contentId('commit'),
       },
       signal,
     );

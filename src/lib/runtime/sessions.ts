@@ -328,7 +328,7 @@ export class SessionService {
     const submitted = active.guidance.submit({
       text,
       clientGuidanceId,
-      guidanceId: `guidance_${this.deps.ids.runId().slice(4)}`,
+      guidanceId: this.deps.ids.contentId('guidance'),
       now: this.deps.clock.now(),
     });
     if (!submitted.ok) throw new HearthFailure(submitted.error);

@@ -7,4 +7,5 @@ const hex32 = () => crypto.randomUUID().replaceAll('-', '');
 export const randomIds: Ids = {
   runId: () => `run_${hex32()}`,
   sessionId: () => `ses_${hex32()}`,
+  contentId: (prefix) => `${prefix}_${hex32()}`,
 };

@@ -1,5 +1,6 @@
 import { encodePng, isPng, latin1, readPngChunks, type PngChunk } from '$lib/chat/png';
 import { hearthError, HearthFailure, type ErrorCode } from '$lib/domain/errors';
+import { randomIds } from '$lib/adapters/system/clock';
 import { Transfer } from '../rpc';
 
 /**
@@ -14,7 +15,7 @@ export const MAX_AVATAR_BYTES = 16 * 1024 * 1024;
 /** Largest world info file read. */
 export const MAX_LOREBOOK_FILE_BYTES = 32 * 1024 * 1024;
 
-export const newId = (prefix: string): string => `${prefix}_${crypto.randomUUID().replaceAll('-', '')}`;
+export const newId = (prefix: string): string => randomIds.contentId(prefix);
 
 export function fail(code: ErrorCode, message: string): never {
   throw new HearthFailure(hearthError(code, message));
