@@ -54,6 +54,9 @@ export class HearthClient {
       ),
     /** Zips the visible files: progress items, then one `done` with the archive. */
     export: (sessionId: string, runId?: RunId) => this.#rpc.stream('workspace.export', { sessionId, runId }),
+    /** Runs a command with the agent's shell: progress items (first Python call), then `done`. */
+    shell: (sessionId: string, command: string, workdir?: string) =>
+      this.#rpc.stream('workspace.shell', { sessionId, command, workdir }),
   };
 
   readonly connections = {

@@ -95,9 +95,19 @@ export interface RunEventPayloads {
     sha256: string;
     replacements: number;
   };
+  /** Files a `workspace_shell` call changed, as written back (tools.md §13.12). */
+  workspace_shell_changed: {
+    invocationId: string;
+    changes: ShellFileChange[];
+  };
   checkpoint_created: {
     checkpointId: string;
-    reason: 'tool_workspace_write' | 'tool_workspace_patch' | 'direct_output_capture' | 'chat_commit';
+    reason:
+      | 'tool_workspace_write'
+      | 'tool_workspace_patch'
+      | 'tool_workspace_shell'
+      | 'direct_output_capture'
+      | 'chat_commit';
   };
   user_guidance_submitted: {
     guidanceId: string;
@@ -200,6 +210,10 @@ export interface RunEventPayloads {
 }
 
 /** An invocation: the root agent of a run now; sub-agents and handoffs later (runtime.md §1.1). */
+/** One file a shell call changed: written with this content hash, or removed. */
+export type ShellFileChange =
+  { path: string; change: 'written'; bytes: number; sha256: string } | { path: string; change: 'removed' };
+
 export interface InvocationPayload {
   invocationId: string;
   parentInvocationId: string | null;

@@ -16,7 +16,17 @@ export type RunUpdate =
   | { type: 'message'; message: SessionMessage }
   /** A Chat run's committed reply (or the person's message it answers) as saved. */
   | { type: 'chat-message'; message: SavedChatMessage }
-  | { type: 'run'; run: RunRecord };
+  | { type: 'run'; run: RunRecord }
+  /** A shell engine downloading for the first time (live only, never journaled). */
+  | { type: 'engine-progress'; progress: EngineProgress };
+
+/** Loading a shell engine the first time (Python downloads about 13 MB). */
+export interface EngineProgress {
+  engine: 'python';
+  loadedBytes: number;
+  totalBytes: number;
+  done: boolean;
+}
 
 /**
  * A chat message as saved, for pages following a Chat run: the shape of `ChatMessageRow`

@@ -1,5 +1,6 @@
 import { HearthFailure, toHearthError, type HearthError } from '$lib/domain/errors';
 import { sha256Hex } from '$lib/domain/hash';
+import type { Sandbox } from '$lib/ports/sandbox';
 import type { ContentPart, ModelMessage, ModelRequest } from '$lib/domain/model';
 import { addUsage, ROOT_INVOCATION, type RunId } from '$lib/domain/run';
 import { textMetrics } from '$lib/domain/text-metrics';
@@ -49,6 +50,8 @@ export interface ChatRunDeps {
   history: ModelMessage[];
   chat: ChatContext;
   messageBodyPath: string;
+  /** Runs `workspace_shell`. */
+  sandbox?: Sandbox;
   /** Saves the committed text as this run's chat message (first commit creates it). */
   publish: (
     text: string,
@@ -221,6 +224,8 @@ export async function runChatLoop(
             signal,
             chat: deps.chat,
             messageBodyPath: deps.messageBodyPath,
+            sandbox: deps.sandbox,
+            onShellProgress: (progress) => recorder.publish({ type: 'engine-progress', progress }),
           },
           workspace: deps.workspace,
           audit,

@@ -5,6 +5,7 @@ import {
   type LorebookScope,
 } from '$lib/chat/activation';
 import { exportChatJsonl, messageRole, parseChatJsonl } from '$lib/chat/chat-jsonl';
+import type { Sandbox } from '$lib/ports/sandbox';
 import type { MacroContext } from '$lib/chat/macros';
 import {
   exportFileName,
@@ -66,6 +67,8 @@ export interface ChatServiceDeps {
   /** Shared with the Session service, so `runs.watch` follows either kind of run. */
   feed: RunFeed;
   bus?: RunBus;
+  /** Runs `workspace_shell` calls. */
+  sandbox?: Sandbox;
 }
 
 const EXAMPLE_SEEDED_KEY = 'exampleCharacterSeeded';
@@ -558,6 +561,7 @@ export class ChatService {
         clock: this.deps.clock,
         retry: profile.run.modelRetry,
         sleep: this.deps.sleep,
+        sandbox: this.deps.sandbox,
         system: prompt.system,
         history: prompt.messages,
         chat: chatContext(input.history, activation),

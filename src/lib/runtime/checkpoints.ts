@@ -15,6 +15,7 @@ import type { Workspace } from '$lib/ports/workspace';
 export const CHECKPOINT_REASONS = [
   'tool_workspace_write',
   'tool_workspace_patch',
+  'tool_workspace_shell',
   'direct_output_capture',
   'chat_commit',
 ] as const;

@@ -1,5 +1,6 @@
 import { textMetrics } from '$lib/domain/text-metrics';
 import { HearthFailure, toHearthError, type HearthError } from '$lib/domain/errors';
+import type { Sandbox } from '$lib/ports/sandbox';
 import type { ContentPart, ModelMessage, ModelRequest } from '$lib/domain/model';
 import { addUsage, ROOT_INVOCATION, type RunRecord } from '$lib/domain/run';
 import type { SessionMessage } from '$lib/domain/session';
@@ -49,6 +50,8 @@ export interface SessionRunDeps {
   retry: RetryPolicy;
   /** Resolves after `ms`, or early when `signal` aborts. */
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Runs `workspace_shell`. */
+  sandbox?: Sandbox;
 }
 
 /** How the loop ended; the caller finalizes the run record and journal from it. */
@@ -276,7 +279,14 @@ export async function runSessionLoop(
           snapshot,
           toolChoice: request.toolChoice,
           inlineCharLimit: deps.inlineCharLimit,
-          toolContext: { workspace: deps.workspace, roots: deps.roots, readState, signal },
+          toolContext: {
+            workspace: deps.workspace,
+            roots: deps.roots,
+            readState,
+            signal,
+            sandbox: deps.sandbox,
+            onShellProgress: (progress) => recorder.publish({ type: 'engine-progress', progress }),
+          },
           workspace: deps.workspace,
           audit,
           recorder,

@@ -1,6 +1,7 @@
 import { DEMO_CONNECTION, type Connection } from '$lib/domain/connection';
 import { hearthError, HearthFailure } from '$lib/domain/errors';
 import { isTerminal, ROOT_INVOCATION, type RunId, type RunRecord } from '$lib/domain/run';
+import type { Sandbox } from '$lib/ports/sandbox';
 import type { RunUpdate } from '$lib/domain/run-update';
 import {
   titleFromPrompt,
@@ -48,6 +49,8 @@ export interface SessionServiceDeps {
   bus?: RunBus;
   /** Live updates, shared with the Chat service so `watch` follows either kind of run. */
   feed?: RunFeed;
+  /** Runs `workspace_shell` calls. */
+  sandbox?: Sandbox;
 }
 
 export const DEFAULT_CONNECTION_KEY = 'defaultConnectionId';
@@ -491,6 +494,7 @@ export class SessionService {
         clock: this.deps.clock,
         retry: profile.run.modelRetry,
         sleep: this.deps.sleep,
+        sandbox: this.deps.sandbox,
         guidance,
         startRound: recorder.run.rounds + 1,
         contextWindow: connection.kind === 'remote' ? connection.contextWindow : undefined,

@@ -238,29 +238,36 @@ async function run(
  * before the next call runs (tools.md §12.7).
  */
 async function recordEffect(effect: ToolEffect, deps: DispatchDeps): Promise<void> {
-  // Commit and finish are Chat-run effects, handled by the Chat loop (not bound in Sessions).
-  if (effect.type !== 'file-written' && effect.type !== 'file-patched') return;
   const { recorder, invocationId } = deps;
-  const { type: _type, ...fields } = effect;
-  const [event] =
-    effect.type === 'file-written'
-      ? await recorder.emit({
-          type: 'workspace_file_written',
-          payload: { invocationId, ...(fields as WrittenFields) },
-        })
-      : await recorder.emit({
-          type: 'workspace_patch_applied',
-          payload: { invocationId, ...(fields as PatchedFields) },
-        });
-  if (!deps.checkpoint) return;
-  const reason = effect.type === 'file-written' ? 'tool_workspace_write' : 'tool_workspace_patch';
+  let event;
+  let reason: CheckpointReason;
+  let paths: string[];
+  if (effect.type === 'file-written') {
+    const { type: _type, ...fields } = effect;
+    [event] = await recorder.emit({ type: 'workspace_file_written', payload: { invocationId, ...fields } });
+    [reason, paths] = ['tool_workspace_write', [effect.path]];
+  } else if (effect.type === 'file-patched') {
+    const { type: _type, ...fields } = effect;
+    [event] = await recorder.emit({ type: 'workspace_patch_applied', payload: { invocationId, ...fields } });
+    [reason, paths] = ['tool_workspace_patch', [effect.path]];
+  } else if (effect.type === 'shell-changed') {
+    [event] = await recorder.emit({
+      type: 'workspace_shell_changed',
+      payload: { invocationId, changes: effect.changes },
+    });
+    [reason, paths] = [
+      'tool_workspace_shell',
+      effect.changes.filter((c) => c.change === 'written').map((c) => c.path),
+    ];
+  } else {
+    // Commit and finish are Chat-run effects, handled by the Chat loop (not bound in Sessions).
+    return;
+  }
+  if (!deps.checkpoint || paths.length === 0) return;
   await recorder.setStatus('creating_checkpoint');
-  const { checkpointId } = await deps.checkpoint(reason, [effect.path], event!.seq);
+  const { checkpointId } = await deps.checkpoint(reason, paths, event!.seq);
   await recorder.emit({ type: 'checkpoint_created', payload: { checkpointId, reason } });
 }
-
-type WrittenFields = Omit<Extract<ToolEffect, { type: 'file-written' }>, 'type'>;
-type PatchedFields = Omit<Extract<ToolEffect, { type: 'file-patched' }>, 'type'>;
 
 /** Journals a system failure of this call at error level and returns it to be thrown. */
 async function failSystem(deps: DispatchDeps, ids: CallIds, error: HearthError): Promise<HearthFailure> {

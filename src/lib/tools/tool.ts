@@ -4,7 +4,9 @@ import type { JsonValue } from '$lib/domain/json';
 import type { ImageRef } from '$lib/domain/model';
 import type { ToolId } from '$lib/domain/tool-id';
 import type { WorkspaceRoots } from '$lib/domain/workspace-roots';
+import type { ShellFileChange } from '$lib/domain/events';
 import type { ChatContext } from '$lib/ports/chat-context';
+import type { Sandbox, SandboxProgress } from '$lib/ports/sandbox';
 import type { Workspace } from '$lib/ports/workspace';
 import type { ReadState } from './workspace/read-state';
 
@@ -31,6 +33,8 @@ export type ToolEffect =
       /** Occurrences of `old_string` replaced (all of them with `replace_all`, else 1). */
       replacements: number;
     }
+  /** `workspace_shell` wrote these changes back; the runtime journals them and checkpoints the written files. */
+  | { type: 'shell-changed'; changes: ShellFileChange[] }
   /**
    * `workspace_commit` validated a commit (runtime.md §1.9): the path is visible, the mode valid,
    * the file exists, is UTF-8 and is not a blank required message body. `chars`, `words` and
@@ -104,6 +108,10 @@ export interface ToolContext {
    * `workspace.required_artifact_empty`. Default true (the built-in `main` artifact is required).
    */
   messageBodyRequired?: boolean;
+  /** Runs `workspace_shell` calls; absent where no sandbox exists (the shell then reports it). */
+  sandbox?: Sandbox;
+  /** Engine download progress of a shell call (the first Python call), for the person watching. */
+  onShellProgress?: (progress: SandboxProgress) => void;
   /** Uniform random numbers in [0, 1) for `dice.roll`; default a `crypto.getRandomValues` source. */
   random?: () => number;
 }

@@ -23,13 +23,13 @@ import { broadcastRunBus } from '$lib/adapters/system/run-bus';
 import type { Connection } from '$lib/domain/connection';
 import type { Locks } from '$lib/ports/locks';
 import type { ModelGateway } from '$lib/ports/model-gateway';
+import type { Sandbox } from '$lib/ports/sandbox';
 import type { WorkspaceStore } from '$lib/ports/workspace';
 import { SessionService } from '$lib/runtime/sessions';
 import { ChatService } from '$lib/runtime/chats';
 import { RunFeed } from '$lib/runtime/run-feed';
-import { chatScopeTools } from '$lib/tools/chat-scope';
 import { DexieChatStore } from '$lib/adapters/db/chat-store';
-import { workspaceTools } from '$lib/tools/workspace';
+import { runtimeTools } from '$lib/tools/runtime-tools';
 
 export interface RuntimeOptions {
   workspaces: WorkspaceStore;
@@ -39,6 +39,8 @@ export interface RuntimeOptions {
   /** Demo provider pacing (tests and benchmarks use 0). */
   demoDelayMs?: number;
   storage?: StorageManager;
+  /** Runs `workspace_shell` calls (sandbox workers in the browser). */
+  sandbox?: Sandbox;
 }
 
 /** Everything the worker's handlers share: stores, gateways and the runtime services. */
@@ -105,8 +107,9 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     sleep,
     bus,
     feed,
+    sandbox: options.sandbox,
   };
-  const sessions = new SessionService({ ...stores, ...shared, tools: workspaceTools });
-  const chats = new ChatService({ ...stores, ...shared, tools: [...workspaceTools, ...chatScopeTools] });
+  const sessions = new SessionService({ ...stores, ...shared, tools: runtimeTools.session });
+  const chats = new ChatService({ ...stores, ...shared, tools: runtimeTools.chat });
   return { options, db, stores, fetch: doFetch, gatewayFor, sessions, chats };
 }

@@ -5,7 +5,7 @@ import type { ModelMode, ProfileProblem, ProfileScope, ProfileV5 } from '$lib/do
 import type { ProfileIssue } from '$lib/ports/profiles';
 import type { PrunedLevel, RetentionPolicy, RetentionPreview, RetentionResult } from '$lib/domain/retention';
 import type { RunId, RunRecord } from '$lib/domain/run';
-import type { RunUpdate } from '$lib/domain/run-update';
+import type { EngineProgress, RunUpdate } from '$lib/domain/run-update';
 import type { SessionMessage, SessionRecord, SessionSummary } from '$lib/domain/session';
 import type { CharacterCard } from '$lib/chat/card';
 import type { Lorebook } from '$lib/chat/lorebook';
@@ -82,7 +82,14 @@ export type WorkspaceExportUpdate =
   | { type: 'progress'; files: number; totalFiles: number; bytes: number; totalBytes: number }
   | { type: 'done'; fileName: string; bytes: Uint8Array };
 
+/** A command the person runs in a session's shell panel: engine progress, then its result. */
+export type ShellPanelUpdate =
+  | { type: 'progress'; progress: EngineProgress }
+  | { type: 'done'; content: string; exitCode: number | null; isError: boolean; changedPaths: string[] };
+
 export type WorkspaceStreams = {
+  /** Runs a command in the session's workspace with the agent's shell (same sandbox, same limits). */
+  'workspace.shell': (p: { sessionId: string; command: string; workdir?: string }) => ShellPanelUpdate;
   /**
    * Zips every visible file, reporting progress as it reads. With `runId`: a report of that run
    * too (its record, journal and stored files), for a bug report. Never any API key.

@@ -8,10 +8,10 @@ import { prepareBindings } from '$lib/runtime/tool-bindings';
 import { buildCatalog, builtinSource } from '$lib/runtime/tool-catalog';
 import { createSnapshot } from '$lib/runtime/tool-snapshot';
 import { chatScopeTools } from '$lib/tools/chat-scope';
-import { workspaceTools } from '$lib/tools/workspace';
+import { runtimeTools } from '$lib/tools/runtime-tools';
 
 /** Every builtin implemented so far: the workspace tools and the Chat-scope tools. */
-const BUILTINS = [...workspaceTools, ...chatScopeTools];
+const BUILTINS = runtimeTools.chat;
 
 const CALL_NAMES = new Set(BUILTIN_TOOL_NAMES.map(builtinCallName));
 const NATIVE = new RegExp(

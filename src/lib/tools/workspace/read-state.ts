@@ -85,6 +85,11 @@ export class ReadState {
     return state !== undefined && (state.fullRead || state.observed.some((o) => o.includes(text)));
   }
 
+  /** The file changed outside this invocation's tools (the shell): it must be read again. */
+  forget(path: WorkspacePath): void {
+    this.#files.delete(path);
+  }
+
   requireFullReadForPatch(path: WorkspacePath): void {
     const state = this.#files.get(path);
     if (state) this.#files.set(path, { ...state, patchRequiresFullRead: true });

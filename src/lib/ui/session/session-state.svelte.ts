@@ -2,12 +2,19 @@ import type { HearthClient } from '$lib/client/hearth';
 import type { HearthError } from '$lib/domain/errors';
 import type { ContentPart, Usage } from '$lib/domain/model';
 import { addUsage, isTerminal, type RunId, type RunRecord } from '$lib/domain/run';
-import type { RunUpdate } from '$lib/domain/run-update';
+import type { EngineProgress, RunUpdate } from '$lib/domain/run-update';
 import type { SessionMessage, SessionRecord } from '$lib/domain/session';
 import { describeError } from '../errors';
 import { applyStreamPart, emptyTurn, type StreamingTurn } from '../run/streaming-turn';
 
 type ToolResultPart = Extract<ContentPart, { type: 'tool-result' }>;
+
+/** Journal events after which the workspace panel reloads. */
+const CHANGES_FILES = new Set([
+  'workspace_file_written',
+  'workspace_patch_applied',
+  'workspace_shell_changed',
+]);
 
 /** The state of one session page, fed by the client: history, the live run, and errors. */
 export class SessionState {
@@ -19,6 +26,8 @@ export class SessionState {
   loading = $state(true);
   /** Bumped whenever workspace files may have changed. */
   workspaceVersion = $state(0);
+  /** A shell engine downloading for the agent (the first Python call). */
+  engineProgress = $state<EngineProgress | null>(null);
   now = $state(Date.now());
 
   readonly activeRun = $derived(this.runs.find((r) => !isTerminal(r.status)) ?? null);
@@ -112,6 +121,7 @@ export class SessionState {
       this.error = describeError(e);
     } finally {
       this.streaming = null;
+      this.engineProgress = null;
       this.workspaceVersion++;
       if (this.#ticker && !this.busy) {
         clearInterval(this.#ticker);
@@ -140,7 +150,10 @@ export class SessionState {
         this.#applyPart(update);
         break;
       case 'event':
-        if (update.event.type === 'workspace_file_written') this.workspaceVersion++;
+        if (CHANGES_FILES.has(update.event.type)) this.workspaceVersion++;
+        break;
+      case 'engine-progress':
+        this.engineProgress = update.progress.done ? null : update.progress;
         break;
     }
   }

@@ -22,7 +22,7 @@ import {
   type ProfileValidationContext,
 } from '$lib/domain/profile';
 import { builtinToolId } from '$lib/domain/tool-id';
-import { workspaceTools } from '$lib/tools/workspace';
+import { runtimeTools } from '$lib/tools/runtime-tools';
 import type { RuntimeContext } from '../context';
 import type { ProfileImportResult, ProfileMethods, ProfileSummary } from '../protocol';
 import type { Handlers } from '../rpc';
@@ -30,7 +30,7 @@ import type { Handlers } from '../rpc';
 const BUILTIN_TOOL_IDS: ReadonlySet<string> = new Set(BUILTIN_TOOL_NAMES.map((n) => builtinToolId(n)));
 /** Parameters of the implemented builtins; the spec table covers the rest. */
 const IMPLEMENTED_PARAMETERS: ReadonlyMap<string, readonly string[]> = new Map(
-  workspaceTools.map((t) => [t.id as string, Object.keys(t.parameters.shape)]),
+  runtimeTools.chat.map((t) => [t.id as string, Object.keys(t.parameters.shape)]),
 );
 
 const readOnlyError = () =>

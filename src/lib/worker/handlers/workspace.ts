@@ -6,7 +6,17 @@ import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-pa
 import { isVisible, isWritable, sessionRoots } from '$lib/domain/workspace-roots';
 import type { Workspace } from '$lib/ports/workspace';
 import type { RuntimeContext } from '../context';
-import type { WorkspaceExportUpdate, WorkspaceItem, WorkspaceMethods, WorkspaceStreams } from '../protocol';
+import type { EngineProgress } from '$lib/domain/run-update';
+import { AsyncQueue } from '$lib/runtime/run-feed';
+import { shellTool } from '$lib/tools/shell';
+import { ReadState } from '$lib/tools/workspace';
+import type {
+  ShellPanelUpdate,
+  WorkspaceExportUpdate,
+  WorkspaceItem,
+  WorkspaceMethods,
+  WorkspaceStreams,
+} from '../protocol';
 import { Transfer, type Handlers } from '../rpc';
 
 /** A session's workspace as the person sees it: the visible roots only, never runtime storage. */
@@ -100,6 +110,37 @@ export function workspaceHandlers(ctx: RuntimeContext): Handlers<WorkspaceMethod
       },
     },
     streams: {
+      /** The agent's shell for the person: same sandbox and limits, not part of any run. */
+      async *'workspace.shell'({ sessionId, command, workdir }, signal): AsyncIterable<ShellPanelUpdate> {
+        const workspace = await open(sessionId);
+        const updates = new AsyncQueue<ShellPanelUpdate>();
+        const context = {
+          workspace,
+          roots,
+          readState: new ReadState(),
+          signal,
+          sandbox: ctx.options.sandbox,
+          onShellProgress: (progress: EngineProgress) => updates.push({ type: 'progress', progress }),
+        };
+        const args = shellTool.parameters.safeParse({ command, workdir });
+        if (!args.success) throw new HearthFailure(hearthError('tool.invalid_arguments', args.error.message));
+        shellTool.execute(args.data, context).then(
+          (out) => {
+            const { exitCode = null } = (out.structured ?? {}) as { exitCode?: number | null };
+            updates.push({
+              type: 'done',
+              content: out.content,
+              exitCode,
+              isError: out.isError,
+              changedPaths: out.resourceRefs,
+            });
+            updates.close();
+          },
+          (e: unknown) => updates.fail(e),
+        );
+        yield* updates;
+      },
+
       async *'workspace.export'({ sessionId, runId }): AsyncIterable<WorkspaceExportUpdate> {
         const workspace = await open(sessionId);
         const byPath = new Map((await allFiles(workspace)).map((f) => [f.path, f]));

@@ -1,0 +1,118 @@
+import {
+  InMemoryFs,
+  type CpOptions,
+  type FileContent,
+  type MkdirOptions,
+  type RmOptions,
+} from 'just-bash/browser';
+import {
+  shellAccess,
+  shellMayChange,
+  shellToWorkspacePath,
+  workspaceDirs,
+  writableHint,
+  type ShellMounts,
+} from '$lib/domain/shell-mounts';
+import type { SandboxChange, SandboxFile } from '$lib/ports/sandbox';
+
+const fsError = (code: string, message: string, path: string) =>
+  Object.assign(new Error(`${code}: ${message} '${path}'`), { code, path });
+
+/**
+ * The shell's filesystem: an in-memory copy of the visible workspace with the mount policy
+ * enforced on every change (tools.md §13.12). Read-only mounts refuse writes (EROFS), the root and
+ * unknown top-level directories refuse new entries (EACCES), and links are refused: the workspace
+ * has none, so no path can alias a read-only file.
+ */
+export class SandboxFs extends InMemoryFs {
+  readonly mounts: ShellMounts;
+  readonly #initial = new Map<string, Uint8Array>();
+
+  constructor(mounts: ShellMounts, files: readonly SandboxFile[]) {
+    super();
+    this.mounts = mounts;
+    for (const dir of [...workspaceDirs(mounts), ...mounts.scratch])
+      this.mkdirSync(`/${dir}`, { recursive: true });
+    for (const file of files) {
+      const path = `/${file.path}`;
+      this.writeFileSync(path, file.bytes);
+      this.#initial.set(path, file.bytes);
+    }
+  }
+
+  #check(path: string, syscall: string): string {
+    const abs = this.resolvePath('/', path);
+    if (shellMayChange(this.mounts, abs)) return abs;
+    const access = shellAccess(this.mounts, abs);
+    if (access === 'read-only') throw fsError('EROFS', `read-only file system, ${syscall}`, abs);
+    throw fsError('EACCES', `permission denied (${writableHint(this.mounts)}), ${syscall}`, abs);
+  }
+
+  override writeFile(path: string, content: FileContent, options?: Parameters<InMemoryFs['writeFile']>[2]) {
+    return super.writeFile(this.#check(path, 'open'), content, options);
+  }
+  override appendFile(path: string, content: FileContent, options?: Parameters<InMemoryFs['appendFile']>[2]) {
+    return super.appendFile(this.#check(path, 'open'), content, options);
+  }
+  override mkdir(path: string, options?: MkdirOptions) {
+    return super.mkdir(this.#check(path, 'mkdir'), options);
+  }
+  override rm(path: string, options?: RmOptions) {
+    return super.rm(this.#check(path, 'rm'), options);
+  }
+  override cp(src: string, dest: string, options?: CpOptions) {
+    return super.cp(src, this.#check(dest, 'copyfile'), options);
+  }
+  override mv(src: string, dest: string) {
+    return super.mv(this.#check(src, 'rename'), this.#check(dest, 'rename'));
+  }
+  override chmod(path: string, mode: number) {
+    return super.chmod(this.#check(path, 'chmod'), mode);
+  }
+  override utimes(path: string, atime: Date, mtime: Date) {
+    return super.utimes(this.#check(path, 'utime'), atime, mtime);
+  }
+  override symlink(_target: string, linkPath: string): Promise<void> {
+    return Promise.reject(fsError('EPERM', 'links are not supported in the workspace, symlink', linkPath));
+  }
+  override link(_existing: string, newPath: string): Promise<void> {
+    return Promise.reject(fsError('EPERM', 'links are not supported in the workspace, link', newPath));
+  }
+
+  /** Every file under the workspace directories and scratch, with its bytes (programs sync from this). */
+  async files(): Promise<Map<string, Uint8Array>> {
+    const out = new Map<string, Uint8Array>();
+    const roots = [...workspaceDirs(this.mounts), ...this.mounts.scratch].map((d) => `/${d}`);
+    for (const path of this.getAllPaths()) {
+      if (!roots.some((r) => path.startsWith(`${r}/`))) continue;
+      const stat = await this.lstat(path);
+      if (stat.isFile) out.set(path, await this.readFileBuffer(path));
+    }
+    return out;
+  }
+
+  /** What the call changed in writable workspace directories: written files and removed ones. */
+  async changes(): Promise<SandboxChange[]> {
+    const now = await this.files();
+    const out: SandboxChange[] = [];
+    for (const [abs, bytes] of now) {
+      if (shellAccess(this.mounts, abs) !== 'writable') continue;
+      const before = this.#initial.get(abs);
+      if (before === undefined || !sameBytes(before, bytes)) {
+        out.push({ path: shellToWorkspacePath(this.mounts, abs)!, bytes });
+      }
+    }
+    for (const abs of this.#initial.keys()) {
+      if (!now.has(abs) && shellAccess(this.mounts, abs) === 'writable') {
+        out.push({ path: shellToWorkspacePath(this.mounts, abs)!, bytes: null });
+      }
+    }
+    return out.sort((a, b) => (a.path < b.path ? -1 : 1));
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

@@ -1,0 +1,56 @@
+import type { EngineProgress } from '$lib/domain/run-update';
+import type { ShellMounts } from '$lib/domain/shell-mounts';
+import type { WorkspacePath } from '$lib/domain/workspace-path';
+
+/** A file of the workspace copy a shell call starts from. */
+export interface SandboxFile {
+  path: WorkspacePath;
+  bytes: Uint8Array;
+}
+
+/** A change a call made to a writable workspace file: new bytes, or null when it removed the file. */
+export interface SandboxChange {
+  path: WorkspacePath;
+  bytes: Uint8Array | null;
+}
+
+export interface ShellRequest {
+  command: string;
+  /** Absolute shell path of the working directory (`/`, `/work`). */
+  workdir: string;
+  mounts: ShellMounts;
+  files: SandboxFile[];
+}
+
+export interface ShellOutput {
+  stdout: string;
+  stderr: string;
+  outputTruncated: boolean;
+}
+
+/** How a call ended (tools.md §13.12): exited with a status, stopped, out of time, or the engine broke. */
+export type ShellOutcome =
+  | ({ kind: 'exited'; exitCode: number } & ShellOutput)
+  | { kind: 'cancelled' }
+  | { kind: 'timeout' }
+  | { kind: 'failed'; message: string };
+
+export interface ShellRun {
+  outcome: ShellOutcome;
+  /** Every change the call completed, also when it was cancelled or timed out. */
+  changes: SandboxChange[];
+}
+
+export type SandboxProgress = EngineProgress;
+
+/** Runs shell commands in a sandbox worker (DESIGN.md Threads): no network, no storage handles. */
+export interface Sandbox {
+  run(
+    request: ShellRequest,
+    options: { signal: AbortSignal; onProgress?: (progress: SandboxProgress) => void },
+  ): Promise<ShellRun>;
+}
+
+/** The limits of one call (tools.md §13.12). */
+export const SHELL_TIMEOUT_MS = 30_000;
+export const SHELL_OUTPUT_CHARS = 100_000;

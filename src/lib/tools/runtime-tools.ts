@@ -1,0 +1,10 @@
+import { chatScopeTools } from './chat-scope';
+import { shellTools } from './shell';
+import type { BuiltinTool } from './tool';
+import { workspaceTools } from './workspace';
+
+/** The builtins each kind of run can bind (profiles narrow them further). */
+export const runtimeTools: { session: readonly BuiltinTool[]; chat: readonly BuiltinTool[] } = {
+  session: [...workspaceTools, ...shellTools],
+  chat: [...workspaceTools, ...shellTools, ...chatScopeTools],
+};
