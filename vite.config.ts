@@ -4,6 +4,7 @@ import { playwright } from '@vitest/browser-playwright';
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { engineAssets } from './scripts/vite/engine-assets.ts';
 import { chromiumLaunchOptions } from './tests/support/chromium.mjs';
 
 /**
@@ -33,6 +34,7 @@ export default defineConfig({
   plugins: [
     sveltekit(),
     relativeAppShell(),
+    engineAssets(),
     SvelteKitPWA({
       registerType: 'prompt',
       injectRegister: false,
@@ -66,7 +68,9 @@ export default defineConfig({
       },
     }),
   ],
-  worker: { format: 'es' },
+  worker: { format: 'es', plugins: () => [engineAssets()] },
+  // Served as files: their loaders locate wasm beside themselves.
+  optimizeDeps: { exclude: ['pyodide', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'] },
   server: { host: '127.0.0.1' },
   preview: { host: '127.0.0.1' },
   test: {

@@ -14,12 +14,16 @@ import { memoryLocks } from '$lib/adapters/system/locks';
 import { randomIds, systemClock } from '$lib/adapters/system/clock';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import { SessionService, type SessionServiceDeps } from '$lib/runtime/sessions';
-import { workspaceTools } from '$lib/tools/workspace';
+import type { Sandbox } from '$lib/ports/sandbox';
+import { runtimeTools } from '$lib/tools/runtime-tools';
 
 let dbCounter = 0;
 
 /** The Session runtime on real Dexie (fake-indexeddb) and the memory workspace. */
-export function runtimeHarness(gateway: ModelGateway, options: { maxRetries?: number } = {}) {
+export function runtimeHarness(
+  gateway: ModelGateway,
+  options: { maxRetries?: number; sandbox?: Sandbox } = {},
+) {
   const db = openHearthDatabase(`hearth-test-${++dbCounter}-${Math.random()}`);
   const journal = new DexieJournal(db, systemClock);
   const runs = new DexieRunStore(db);
@@ -41,7 +45,8 @@ export function runtimeHarness(gateway: ModelGateway, options: { maxRetries?: nu
     workspaces,
     locks: memoryLocks(),
     gatewayFor: () => gateway,
-    tools: workspaceTools,
+    tools: runtimeTools.session,
+    sandbox: options.sandbox,
     clock: systemClock,
     ids: randomIds,
     profiles,

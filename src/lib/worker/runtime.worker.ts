@@ -1,6 +1,8 @@
 /// <reference lib="webworker" />
 import { OpfsWorkspaceStore } from '$lib/adapters/opfs/workspace';
 import { webLocks } from '$lib/adapters/system/locks';
+import { WorkerSandbox } from '$lib/adapters/sandbox/worker-sandbox';
+import SandboxWorker from '$lib/adapters/sandbox/sandbox.worker?worker';
 import { createRuntime } from './api';
 import { serveRpc } from './rpc';
 
@@ -13,5 +15,6 @@ serveRpc(
     workspaces: new OpfsWorkspaceStore(),
     locks: webLocks(navigator.locks),
     storage: navigator.storage,
+    sandbox: new WorkerSandbox(() => new SandboxWorker({ name: 'hearth-sandbox' })),
   }),
 );

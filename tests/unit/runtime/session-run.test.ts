@@ -9,13 +9,14 @@ import { SessionService, sessionWorkspaceKey } from '$lib/runtime/sessions';
 import { collect, runtimeHarness } from '../../support/runtime-harness';
 import { scriptedGateway } from '../../support/scripted-gateway';
 
-/** The Session profile's tools that exist, in its allow order (the shell comes later). */
+/** The Session profile's tools that exist, in its allow order. */
 const SESSION_TOOLS = [
   'workspace_list_files',
   'workspace_search_files',
   'workspace_read_file',
   'workspace_write_file',
   'workspace_apply_patch',
+  'workspace_shell',
 ];
 
 const events = (updates: RunUpdate[]) =>

@@ -15,8 +15,16 @@ import {
 } from '$lib/domain/shell-mounts';
 import type { SandboxChange, SandboxFile } from '$lib/ports/sandbox';
 
-const fsError = (code: string, message: string, path: string) =>
+export const fsError = (code: string, message: string, path: string) =>
   Object.assign(new Error(`${code}: ${message} '${path}'`), { code, path });
+
+/** Throws what a refused change gets: EROFS in a read-only mount, EACCES anywhere else. */
+export function assertMayChange(mounts: ShellMounts, abs: string, syscall: string): void {
+  if (shellMayChange(mounts, abs)) return;
+  if (shellAccess(mounts, abs) === 'read-only')
+    throw fsError('EROFS', `read-only file system, ${syscall}`, abs);
+  throw fsError('EACCES', `permission denied (${writableHint(mounts)}), ${syscall}`, abs);
+}
 
 /**
  * The shell's filesystem: an in-memory copy of the visible workspace with the mount policy
@@ -42,10 +50,8 @@ export class SandboxFs extends InMemoryFs {
 
   #check(path: string, syscall: string): string {
     const abs = this.resolvePath('/', path);
-    if (shellMayChange(this.mounts, abs)) return abs;
-    const access = shellAccess(this.mounts, abs);
-    if (access === 'read-only') throw fsError('EROFS', `read-only file system, ${syscall}`, abs);
-    throw fsError('EACCES', `permission denied (${writableHint(this.mounts)}), ${syscall}`, abs);
+    assertMayChange(this.mounts, abs, syscall);
+    return abs;
   }
 
   override writeFile(path: string, content: FileContent, options?: Parameters<InMemoryFs['writeFile']>[2]) {
@@ -111,7 +117,7 @@ export class SandboxFs extends InMemoryFs {
   }
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;

@@ -1,0 +1,113 @@
+/// <reference lib="webworker" />
+import jqScript from 'jq-web/jq.js?raw';
+import jqWasmURL from 'jq-web/jq.wasm?url';
+import { pyodideIndexURL } from 'virtual:hearth-engines';
+import type { PyodideInterface } from 'pyodide';
+import type { Command, CustomCommand } from 'just-bash/browser';
+import { SHELL_OUTPUT_CHARS, SHELL_TIMEOUT_MS, type SandboxProgress } from '$lib/ports/sandbox';
+import { downloadWithProgress } from './engine-download';
+import { javascriptCommands, loadQuickJs } from './engines/javascript';
+import { jqCommand } from './engines/jq';
+import { loadPython, pythonCommands, pythonUsable } from './engines/python';
+import { lockdown } from './lockdown';
+import type { FromSandbox, ToSandbox } from './protocol';
+import { SandboxFs } from './sandbox-fs';
+import { runShell, type ShellExit } from './shell';
+
+/**
+ * The sandbox worker (DESIGN.md Threads): runs shell calls one at a time. Network, storage and
+ * channels are removed from the global scope before anything else happens; engines load with
+ * the network briefly back, and never after Python has run.
+ */
+const scope = self as unknown as DedicatedWorkerGlobalScope;
+const post = scope.postMessage.bind(scope) as (message: FromSandbox) => void;
+const guard = lockdown(scope);
+
+/** While a call runs, its changes so far are sent this often (kept if the call is stopped). */
+const CHANGES_INTERVAL_MS = 500;
+
+let currentId = 0;
+let loadedPython: PyodideInterface | null = null;
+const report = (progress: SandboxProgress) => post({ type: 'progress', id: currentId, progress });
+
+const once = <T>(load: () => Promise<T>): (() => Promise<T>) => {
+  let loading: Promise<T> | undefined;
+  return () => (loading ??= load());
+};
+
+// Small engines load at once, so no load needs the network after Python has run.
+const jq = once(() =>
+  guard.withNetwork(async () => ({
+    script: jqScript,
+    wasm: await WebAssembly.compile(await (await fetch(jqWasmURL)).arrayBuffer()),
+  })),
+);
+const quickJs = once(() => guard.withNetwork(loadQuickJs));
+const engines = Promise.all([jq(), quickJs()]);
+
+const python = once(async (): Promise<PyodideInterface> => {
+  const pyodide = await guard.withNetwork(async () => {
+    await downloadWithProgress(
+      ['pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide.asm.mjs'].map((f) => pyodideIndexURL + f),
+      report,
+    );
+    return loadPython({ indexURL: pyodideIndexURL });
+  });
+  guard.seal();
+  report({ engine: 'python', loadedBytes: 1, totalBytes: 1, done: true });
+  return (loadedPython = pyodide);
+});
+
+let current: { id: number; fs: SandboxFs } | null = null;
+
+/** Sends the call's changes so far: a call stopped later keeps them. */
+async function flush(): Promise<void> {
+  const call = current;
+  if (!call) return;
+  const changes = await call.fs.changes();
+  if (changes.length > 0) post({ type: 'changes', id: call.id, changes });
+}
+
+/** Engines block the worker while they run, so the changes so far are sent before they start. */
+const flushFirst = (command: Command): Command => ({
+  ...command,
+  execute: async (args, ctx) => {
+    await flush();
+    return command.execute(args, ctx);
+  },
+});
+
+const commands: CustomCommand[] = [
+  jqCommand(jq),
+  ...pythonCommands(python, { maxOutputChars: SHELL_OUTPUT_CHARS }),
+  ...javascriptCommands(quickJs, {
+    memoryBytes: 64 * 1024 * 1024,
+    deadlineMs: SHELL_TIMEOUT_MS - 2_000,
+    maxOutputChars: SHELL_OUTPUT_CHARS,
+  }),
+].map(flushFirst);
+
+let queue = Promise.resolve();
+scope.addEventListener('message', (event: MessageEvent<ToSandbox>) => {
+  queue = queue.then(() => run(event.data));
+});
+
+async function run({ id, request }: ToSandbox): Promise<void> {
+  currentId = id;
+  const fs = new SandboxFs(request.mounts, request.files);
+  current = { id, fs };
+  const ticker = setInterval(() => void flush(), CHANGES_INTERVAL_MS);
+  let outcome: ShellExit;
+  try {
+    await engines;
+    outcome = await runShell(fs, request, commands);
+  } catch (e) {
+    outcome = { kind: 'failed', message: e instanceof Error ? e.message : String(e) };
+  } finally {
+    clearInterval(ticker);
+    current = null;
+  }
+  // A Python runtime that crashed cannot be reloaded here (the network is gone for good).
+  const retire = loadedPython !== null && !pythonUsable(loadedPython);
+  post({ type: 'done', id, outcome, changes: await fs.changes(), retire });
+}

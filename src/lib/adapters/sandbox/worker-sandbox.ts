@@ -1,0 +1,101 @@
+import {
+  SHELL_TIMEOUT_MS,
+  type Sandbox,
+  type SandboxChange,
+  type SandboxProgress,
+  type ShellOutcome,
+  type ShellRequest,
+  type ShellRun,
+} from '$lib/ports/sandbox';
+import type { FromSandbox, ToSandbox } from './protocol';
+
+/** Sandbox workers kept alive at once; each holds its own warm Python (about 200 MB). */
+const MAX_WORKERS = 2;
+
+/**
+ * The Sandbox port over sandbox workers. A call that runs past its time or is stopped ends with
+ * `terminate()` (no cross-origin isolation needed) and its worker is replaced by a fresh one.
+ * The budget does not count an engine's first download, which reports progress instead.
+ */
+export class WorkerSandbox implements Sandbox {
+  readonly #spawn: () => Worker;
+  readonly #timeoutMs: number;
+  readonly #idle: Worker[] = [];
+  #busy = 0;
+  #waiting: (() => void)[] = [];
+  #nextId = 1;
+
+  constructor(spawn: () => Worker, options: { timeoutMs?: number } = {}) {
+    this.#spawn = spawn;
+    this.#timeoutMs = options.timeoutMs ?? SHELL_TIMEOUT_MS;
+  }
+
+  async run(
+    request: ShellRequest,
+    options: { signal: AbortSignal; onProgress?: (progress: SandboxProgress) => void },
+  ): Promise<ShellRun> {
+    const { signal } = options;
+    if (signal.aborted) return { outcome: { kind: 'cancelled' }, changes: [] };
+    const worker = await this.#acquire();
+    const id = this.#nextId++;
+    return new Promise<ShellRun>((resolve) => {
+      let changes: SandboxChange[] = [];
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const startBudget = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => finish({ kind: 'timeout' }, true), this.#timeoutMs);
+      };
+      const onAbort = () => finish({ kind: 'cancelled' }, true);
+      const onMessage = (event: MessageEvent<FromSandbox>) => {
+        const message = event.data;
+        if (message.id !== id) return;
+        if (message.type === 'progress') {
+          if (message.progress.done) startBudget();
+          else clearTimeout(timer);
+          options.onProgress?.(message.progress);
+        } else if (message.type === 'changes') {
+          changes = message.changes;
+        } else {
+          changes = message.changes;
+          finish(message.outcome, message.retire);
+        }
+      };
+      const onError = (event: ErrorEvent) => {
+        event.preventDefault();
+        finish({ kind: 'failed', message: event.message || 'The sandbox worker crashed.' }, true);
+      };
+      const finish = (outcome: ShellOutcome, kill: boolean) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        worker.removeEventListener('message', onMessage);
+        worker.removeEventListener('error', onError);
+        if (kill) worker.terminate();
+        this.#release(kill ? null : worker);
+        resolve({ outcome, changes });
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      worker.addEventListener('message', onMessage);
+      worker.addEventListener('error', onError);
+      startBudget();
+      const message: ToSandbox = { type: 'run', id, request };
+      worker.postMessage(message);
+    });
+  }
+
+  /** Ends every worker (the runtime is shutting down). */
+  close(): void {
+    for (const worker of this.#idle.splice(0)) worker.terminate();
+  }
+
+  async #acquire(): Promise<Worker> {
+    while (this.#busy >= MAX_WORKERS) await new Promise<void>((wake) => this.#waiting.push(wake));
+    this.#busy++;
+    return this.#idle.pop() ?? this.#spawn();
+  }
+
+  #release(worker: Worker | null): void {
+    this.#busy--;
+    if (worker) this.#idle.push(worker);
+    this.#waiting.shift()?.();
+  }
+}

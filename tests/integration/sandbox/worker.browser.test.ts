@@ -1,0 +1,127 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import SandboxWorker from '$lib/adapters/sandbox/sandbox.worker?worker';
+import { WorkerSandbox } from '$lib/adapters/sandbox/worker-sandbox';
+import { shellMounts } from '$lib/domain/shell-mounts';
+import { sessionRoots } from '$lib/domain/workspace-roots';
+import type { WorkspacePath } from '$lib/domain/workspace-path';
+import type { SandboxFile, SandboxProgress, ShellRun } from '$lib/ports/sandbox';
+
+/**
+ * The real sandbox worker in Chromium: the engines load from the dev server as in the app, the
+ * lockdown runs, and timeouts and Stop end calls with terminate().
+ */
+const spawned: Worker[] = [];
+const spawn = () => {
+  const worker = new SandboxWorker();
+  spawned.push(worker);
+  return worker;
+};
+const sandbox = new WorkerSandbox(spawn, { timeoutMs: 20_000 });
+afterAll(() => spawned.forEach((w) => w.terminate()));
+
+const encode = (text: string) => new TextEncoder().encode(text);
+const file = (path: string, text: string): SandboxFile => ({
+  path: path as WorkspacePath,
+  bytes: encode(text),
+});
+
+async function run(
+  command: string,
+  options: {
+    files?: SandboxFile[];
+    signal?: AbortSignal;
+    on?: WorkerSandbox;
+    progress?: SandboxProgress[];
+  } = {},
+): Promise<ShellRun> {
+  return (options.on ?? sandbox).run(
+    { command, workdir: '/', mounts: shellMounts(sessionRoots()), files: options.files ?? [] },
+    { signal: options.signal ?? new AbortController().signal, onProgress: (p) => options.progress?.push(p) },
+  );
+}
+
+const exited = (r: ShellRun) => {
+  if (r.outcome.kind !== 'exited') throw new Error(`expected an exit, got ${JSON.stringify(r.outcome)}`);
+  return r.outcome;
+};
+
+describe('the sandbox worker', () => {
+  it('runs bash, jq, Python and JavaScript over the workspace copy', { timeout: 120_000 }, async () => {
+    const progress: SandboxProgress[] = [];
+    const r = await run(
+      [
+        'echo \'[{"a":1},{"a":2}]\' | jq -c "map(.a)"',
+        'python3 -c "import json; print(sum(json.load(open(\'/work/n.json\'))))"',
+        'js -e "console.log(workspace.readFile(\'/work/n.json\').trim())"',
+        "python -c \"open('/work/py.txt','w').write('from python')\"",
+      ].join('; '),
+      { files: [file('work/n.json', '[1,2,3]\n')], progress },
+    );
+    expect(exited(r)).toMatchObject({ exitCode: 0, stdout: '[1,2]\n6\n[1,2,3]\n' });
+    expect(r.changes.map((c) => [c.path, new TextDecoder().decode(c.bytes!)])).toEqual([
+      ['work/py.txt', 'from python'],
+    ]);
+    // The first Python call downloaded the runtime and said so.
+    expect(progress.at(-1)).toMatchObject({ engine: 'python', done: true });
+  });
+
+  it(
+    'leaves user code no network, storage or channel: from JavaScript and from Python',
+    { timeout: 60_000 },
+    async () => {
+      const js = await run(
+        "js -e 'console.log([typeof fetch, typeof XMLHttpRequest, typeof importScripts, typeof WebSocket, typeof indexedDB].join())'",
+      );
+      expect(exited(js).stdout).toBe('undefined,undefined,undefined,undefined,undefined\n');
+
+      const probe = [
+        // Any JS object leads to the realm's Function constructor: what can code there reach?
+        'from pyodide.ffi import to_js',
+        'run_js = lambda code: to_js([]).constructor.constructor(code)()',
+        "names = ['fetch','XMLHttpRequest','WebSocket','EventSource','importScripts','indexedDB','caches','Worker','BroadcastChannel','postMessage']",
+        "print(run_js('return ' + repr(names) + '.filter(n => n in self).join()') or 'none')",
+        "print(run_js('return String(self.navigator.storage)'))",
+      ].join('\n');
+      const py = await run(`python3 - <<'EOF'\n${probe}\nEOF`);
+      expect(exited(py)).toMatchObject({ exitCode: 0, stdout: 'none\nundefined\n' });
+
+      const bridge = await run('python3 -c "import js; js.fetch"');
+      expect(exited(bridge).exitCode).toBe(1);
+      expect(exited(bridge).stderr).toMatch(/AttributeError|ImportError/);
+
+      const http = await run(
+        'python3 -c "from pyodide.http import open_url; open_url(\'http://127.0.0.1:9/x\')"',
+      );
+      expect(exited(http).exitCode).toBe(1);
+    },
+  );
+
+  it('ends a runaway Python loop at the deadline and replaces the worker', { timeout: 90_000 }, async () => {
+    const short = new WorkerSandbox(spawn, { timeoutMs: 3_000 });
+    await run('python3 -c "print(1)"', { on: short });
+    const r = await run('echo kept > /work/before.txt; python3 -c "while True: pass"', { on: short });
+    expect(r.outcome).toEqual({ kind: 'timeout' });
+    // What the command completed before Python started was sent while it ran, and is kept.
+    expect(r.changes.map((c) => c.path)).toEqual(['work/before.txt']);
+    const after = await run('python3 -c "print(2)"', { on: short });
+    expect(exited(after).stdout).toBe('2\n');
+  });
+
+  it('Stop ends a long Python loop at once', { timeout: 90_000 }, async () => {
+    await run('python3 -c "print(1)"');
+    const stop = new AbortController();
+    const pending = run('python3 -c "import time\nwhile True: time.sleep(0.01)"', { signal: stop.signal });
+    setTimeout(() => stop.abort(), 500);
+    const r = await pending;
+    expect(r.outcome).toEqual({ kind: 'cancelled' });
+    expect(exited(await run('echo after')).stdout).toBe('after\n');
+  });
+
+  it('bounds JavaScript: an endless loop, a memory bomb, deep recursion', { timeout: 60_000 }, async () => {
+    const bomb = await run('js -e \'const a = []; for (;;) a.push("x".repeat(1e6))\'');
+    expect(exited(bomb).exitCode).not.toBe(0);
+    const recursion = await run("js -e 'const f = () => f(); f()'");
+    expect(exited(recursion).exitCode).not.toBe(0);
+    expect(exited(await run('echo still here')).stdout).toBe('still here\n');
+  });
+});
