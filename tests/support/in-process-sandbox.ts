@@ -9,10 +9,10 @@ import type { Sandbox } from '$lib/ports/sandbox';
  */
 export function inProcessSandbox(commands: readonly CustomCommand[] = []): Sandbox {
   return {
-    async run(request, { signal }) {
+    async run(request, { signal, callBuiltin }) {
       if (signal.aborted) return { outcome: { kind: 'cancelled' }, changes: [] };
       const fs = new SandboxFs(request.mounts, request.files);
-      const outcome = await runShell(fs, request, commands, signal);
+      const outcome = await runShell(fs, request, commands, { signal, callBuiltin });
       return { outcome, changes: await fs.changes() };
     },
   };

@@ -1,3 +1,4 @@
+import type { JsonObject } from '$lib/domain/json';
 import type { EngineProgress } from '$lib/domain/run-update';
 import type { ShellMounts } from '$lib/domain/shell-mounts';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
@@ -20,7 +21,12 @@ export interface ShellRequest {
   workdir: string;
   mounts: ShellMounts;
   files: SandboxFile[];
+  /** Native names of the builtins the command may call as `builtin.<name> '<json>'`. */
+  builtins: string[];
 }
+
+/** Runs a builtin for a `builtin.<name>` command inside the shell. */
+export type CallBuiltin = (name: string, args: JsonObject) => Promise<{ text: string; isError: boolean }>;
 
 export interface ShellOutput {
   stdout: string;
@@ -47,7 +53,11 @@ export type SandboxProgress = EngineProgress;
 export interface Sandbox {
   run(
     request: ShellRequest,
-    options: { signal: AbortSignal; onProgress?: (progress: SandboxProgress) => void },
+    options: {
+      signal: AbortSignal;
+      onProgress?: (progress: SandboxProgress) => void;
+      callBuiltin?: CallBuiltin;
+    },
   ): Promise<ShellRun>;
 }
 

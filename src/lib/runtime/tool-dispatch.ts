@@ -14,6 +14,7 @@ import type { CheckpointReason } from './checkpoints';
 import type { ModelToolCall } from './model-turn';
 import type { RunRecorder } from './run-recorder';
 import { DEFAULT_INLINE_CHAR_LIMIT, projectLongResult } from './result-projection';
+import { shellBuiltins } from './shell-builtins';
 import { gateToolCall } from './tool-gate';
 import type { SnapshotBinding, ToolSnapshot } from './tool-snapshot';
 
@@ -199,7 +200,8 @@ async function run(
     const builtin = tool.builtin!;
     const input = validateToolInput(builtin, args);
     if (!input.ok) return failure('tool.invalid_arguments', input.error);
-    execute = () => builtin.execute(input.value as never, deps.toolContext);
+    const context = { ...deps.toolContext, shellBuiltins: shellBuiltins(deps.snapshot, deps.toolContext) };
+    execute = () => builtin.execute(input.value as never, context);
   } else {
     const executor = deps.external?.[tool.source];
     if (!executor) return failure('tool.unknown_tool', `\`${call.name}\` is not available right now.`);

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '$lib/domain/errors';
-import type { JsonValue } from '$lib/domain/json';
+import type { JsonObject, JsonValue } from '$lib/domain/json';
 import type { ImageRef } from '$lib/domain/model';
 import type { ToolId } from '$lib/domain/tool-id';
 import type { WorkspaceRoots } from '$lib/domain/workspace-roots';
@@ -110,10 +110,18 @@ export interface ToolContext {
   messageBodyRequired?: boolean;
   /** Runs `workspace_shell` calls; absent where no sandbox exists (the shell then reports it). */
   sandbox?: Sandbox;
+  /** The builtins the shell can call as `builtin.<name> '<json>'` (tools.md §13.12). */
+  shellBuiltins?: ShellBuiltins;
   /** Engine download progress of a shell call (the first Python call), for the person watching. */
   onShellProgress?: (progress: SandboxProgress) => void;
   /** Uniform random numbers in [0, 1) for `dice.roll`; default a `crypto.getRandomValues` source. */
   random?: () => number;
+}
+
+/** Builtins callable from inside the shell, by native name, with a JSON object of arguments. */
+export interface ShellBuiltins {
+  names: readonly string[];
+  call(name: string, args: JsonObject): Promise<{ text: string; isError: boolean }>;
 }
 
 /**

@@ -35,7 +35,7 @@ async function run(
   } = {},
 ): Promise<ShellRun> {
   return (options.on ?? sandbox).run(
-    { command, workdir: '/', mounts: shellMounts(sessionRoots()), files: options.files ?? [] },
+    { command, workdir: '/', mounts: shellMounts(sessionRoots()), files: options.files ?? [], builtins: [] },
     { signal: options.signal ?? new AbortController().signal, onProgress: (p) => options.progress?.push(p) },
   );
 }
@@ -115,6 +115,28 @@ describe('the sandbox worker', () => {
     const r = await pending;
     expect(r.outcome).toEqual({ kind: 'cancelled' });
     expect(exited(await run('echo after')).stdout).toBe('after\n');
+  });
+
+  it('answers builtin.<name> commands through the runtime', async () => {
+    const asked: unknown[] = [];
+    const r = await sandbox.run(
+      {
+        command: `builtin.dice.roll '{"formula":"2d6"}' | tr a-z A-Z`,
+        workdir: '/',
+        mounts: shellMounts(sessionRoots()),
+        files: [],
+        builtins: ['dice.roll'],
+      },
+      {
+        signal: new AbortController().signal,
+        callBuiltin: async (name, args) => {
+          asked.push([name, args]);
+          return { text: 'rolled 7', isError: false };
+        },
+      },
+    );
+    expect(exited(r).stdout).toBe('ROLLED 7\n');
+    expect(asked).toEqual([['dice.roll', { formula: '2d6' }]]);
   });
 
   it('bounds JavaScript: an endless loop, a memory bomb, deep recursion', { timeout: 60_000 }, async () => {

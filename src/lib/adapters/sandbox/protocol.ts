@@ -1,7 +1,10 @@
+import type { JsonObject } from '$lib/domain/json';
 import type { SandboxChange, SandboxProgress, ShellOutcome, ShellRequest } from '$lib/ports/sandbox';
 
-/** The runtime worker to a sandbox worker: one call at a time. */
-export type ToSandbox = { type: 'run'; id: number; request: ShellRequest };
+/** The runtime worker to a sandbox worker: one call at a time, and the answers to its builtin calls. */
+export type ToSandbox =
+  | { type: 'run'; id: number; request: ShellRequest }
+  | { type: 'builtin-result'; id: number; requestId: number; text: string; isError: boolean };
 
 /**
  * A sandbox worker to the runtime worker. `changes` is the whole set of changes so far (sent
@@ -9,6 +12,7 @@ export type ToSandbox = { type: 'run'; id: number; request: ShellRequest };
  */
 export type FromSandbox =
   | { type: 'progress'; id: number; progress: SandboxProgress }
+  | { type: 'builtin'; id: number; requestId: number; name: string; args: JsonObject }
   | { type: 'changes'; id: number; changes: SandboxChange[] }
   | {
       type: 'done';

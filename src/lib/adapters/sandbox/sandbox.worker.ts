@@ -4,7 +4,12 @@ import jqWasmURL from 'jq-web/jq.wasm?url';
 import { pyodideIndexURL } from 'virtual:hearth-engines';
 import type { PyodideInterface } from 'pyodide';
 import type { Command, CustomCommand } from 'just-bash/browser';
-import { SHELL_OUTPUT_CHARS, SHELL_TIMEOUT_MS, type SandboxProgress } from '$lib/ports/sandbox';
+import {
+  SHELL_OUTPUT_CHARS,
+  SHELL_TIMEOUT_MS,
+  type CallBuiltin,
+  type SandboxProgress,
+} from '$lib/ports/sandbox';
 import { downloadWithProgress } from './engine-download';
 import { javascriptCommands, loadQuickJs } from './engines/javascript';
 import { jqCommand } from './engines/jq';
@@ -87,12 +92,29 @@ const commands: CustomCommand[] = [
   }),
 ].map(flushFirst);
 
+const builtinAnswers = new Map<number, (result: { text: string; isError: boolean }) => void>();
+let nextBuiltinRequest = 1;
+
+/** A `builtin.<name>` command asks the runtime, which runs the tool and answers. */
+const callBuiltin: CallBuiltin = (name, args) =>
+  new Promise((resolve) => {
+    const requestId = nextBuiltinRequest++;
+    builtinAnswers.set(requestId, resolve);
+    post({ type: 'builtin', id: currentId, requestId, name, args });
+  });
+
 let queue = Promise.resolve();
 scope.addEventListener('message', (event: MessageEvent<ToSandbox>) => {
-  queue = queue.then(() => run(event.data));
+  const message = event.data;
+  if (message.type === 'builtin-result') {
+    builtinAnswers.get(message.requestId)?.(message);
+    builtinAnswers.delete(message.requestId);
+  } else {
+    queue = queue.then(() => run(message));
+  }
 });
 
-async function run({ id, request }: ToSandbox): Promise<void> {
+async function run({ id, request }: Extract<ToSandbox, { type: 'run' }>): Promise<void> {
   currentId = id;
   const fs = new SandboxFs(request.mounts, request.files);
   current = { id, fs };
@@ -100,7 +122,7 @@ async function run({ id, request }: ToSandbox): Promise<void> {
   let outcome: ShellExit;
   try {
     await engines;
-    outcome = await runShell(fs, request, commands);
+    outcome = await runShell(fs, request, commands, { callBuiltin });
   } catch (e) {
     outcome = { kind: 'failed', message: e instanceof Error ? e.message : String(e) };
   } finally {

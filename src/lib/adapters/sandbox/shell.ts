@@ -1,5 +1,11 @@
 import { Bash, type BashOptions, type CustomCommand } from 'just-bash/browser';
-import { SHELL_OUTPUT_CHARS, type ShellOutcome, type ShellRequest } from '$lib/ports/sandbox';
+import {
+  SHELL_OUTPUT_CHARS,
+  type CallBuiltin,
+  type ShellOutcome,
+  type ShellRequest,
+} from '$lib/ports/sandbox';
+import { builtinCommands } from './builtin-commands';
 import type { SandboxFs } from './sandbox-fs';
 
 /**
@@ -23,26 +29,26 @@ export type ShellExit = Extract<ShellOutcome, { kind: 'exited' | 'failed' }>;
 
 /**
  * One shell call: a fresh shell over `fs`, a fresh copy of the request's files (the caller keeps
- * it to collect the changes); `commands` are the engines.
+ * it to collect the changes); `commands` are the engines, `callBuiltin` runs `builtin.<name>`.
  */
 export async function runShell(
   fs: SandboxFs,
   request: ShellRequest,
   commands: readonly CustomCommand[],
-  signal?: AbortSignal,
+  options: { signal?: AbortSignal; callBuiltin?: CallBuiltin } = {},
 ): Promise<ShellExit> {
   const bash = new Bash({
     fs,
     cwd: '/',
     env: ENV,
-    customCommands: [...commands],
+    customCommands: [...commands, ...builtinCommands(request.builtins, options.callBuiltin)],
     executionLimits: LIMITS,
   });
   if (!(await fs.exists(request.workdir))) {
     return exited(2, '', `bash: cd: ${request.workdir}: No such file or directory\n`);
   }
   try {
-    const result = await bash.exec(request.command, { cwd: request.workdir, signal });
+    const result = await bash.exec(request.command, { cwd: request.workdir, signal: options.signal });
     return exited(result.exitCode, result.stdout, result.stderr);
   } catch (e) {
     // just-bash lets a refused redirection (a read-only mount, outside the workspace) escape exec.

@@ -1,5 +1,6 @@
 import {
   SHELL_TIMEOUT_MS,
+  type CallBuiltin,
   type Sandbox,
   type SandboxChange,
   type SandboxProgress,
@@ -32,7 +33,11 @@ export class WorkerSandbox implements Sandbox {
 
   async run(
     request: ShellRequest,
-    options: { signal: AbortSignal; onProgress?: (progress: SandboxProgress) => void },
+    options: {
+      signal: AbortSignal;
+      onProgress?: (progress: SandboxProgress) => void;
+      callBuiltin?: CallBuiltin;
+    },
   ): Promise<ShellRun> {
     const { signal } = options;
     if (signal.aborted) return { outcome: { kind: 'cancelled' }, changes: [] };
@@ -49,7 +54,22 @@ export class WorkerSandbox implements Sandbox {
       const onMessage = (event: MessageEvent<FromSandbox>) => {
         const message = event.data;
         if (message.id !== id) return;
-        if (message.type === 'progress') {
+        if (message.type === 'builtin') {
+          const answer = (text: string, isError: boolean) =>
+            worker.postMessage({
+              type: 'builtin-result',
+              id,
+              requestId: message.requestId,
+              text,
+              isError,
+            } satisfies ToSandbox);
+          if (!options.callBuiltin) answer('Builtins are not available here.', true);
+          else
+            options.callBuiltin(message.name, message.args).then(
+              (r) => answer(r.text, r.isError),
+              (e: unknown) => answer(e instanceof Error ? e.message : String(e), true),
+            );
+        } else if (message.type === 'progress') {
           if (message.progress.done) startBudget();
           else clearTimeout(timer);
           options.onProgress?.(message.progress);

@@ -46,8 +46,14 @@ async function runShellTool(input: Input, ctx: ToolContext): Promise<ToolOutcome
   if (!copy.ok) return failure(copy.error.code, copy.error.message);
 
   const run = await ctx.sandbox.run(
-    { command: input.command, workdir: normalizeShellPath(input.workdir ?? '/'), mounts, files: copy.value },
-    { signal: ctx.signal, onProgress: ctx.onShellProgress },
+    {
+      command: input.command,
+      workdir: normalizeShellPath(input.workdir ?? '/'),
+      mounts,
+      files: copy.value,
+      builtins: [...(ctx.shellBuiltins?.names ?? [])],
+    },
+    { signal: ctx.signal, onProgress: ctx.onShellProgress, callBuiltin: ctx.shellBuiltins?.call },
   );
   const { changes, notSaved } = await writeBack(ctx, copy.value, run.changes);
   return shellResult(run.outcome, changes, notSaved);
