@@ -10,13 +10,14 @@ import {
   test,
 } from './fixtures';
 
-/** The Session profile's tools that exist, in its allow order (the shell comes later). */
+/** The Session profile's tools, in its allow order. */
 const SESSION_TOOLS = [
   'workspace_list_files',
   'workspace_search_files',
   'workspace_read_file',
   'workspace_write_file',
   'workspace_apply_patch',
+  'workspace_shell',
 ];
 
 test('a first conversation with the Demo provider writes work/haiku.md', async ({ page }) => {

@@ -108,13 +108,30 @@ export class SandboxFs extends InMemoryFs {
         out.push({ path: shellToWorkspacePath(this.mounts, abs)!, bytes });
       }
     }
+    const present = new Set(this.getAllPaths());
+    const removed = (abs: string) => shellAccess(this.mounts, abs) === 'writable' && !present.has(abs);
     for (const abs of this.#initial.keys()) {
       if (!now.has(abs) && shellAccess(this.mounts, abs) === 'writable') {
         out.push({ path: shellToWorkspacePath(this.mounts, abs)!, bytes: null });
       }
     }
+    // A removed directory goes too, not only its files: the topmost one of each removed branch.
+    const dirs = new Set([...this.#initial.keys()].flatMap(parents));
+    for (const dir of dirs) {
+      if (removed(dir) && !removed(parentOf(dir)))
+        out.push({ path: shellToWorkspacePath(this.mounts, dir)!, bytes: null });
+    }
     return out.sort((a, b) => (a.path < b.path ? -1 : 1));
   }
+}
+
+const parentOf = (abs: string): string => abs.slice(0, abs.lastIndexOf('/')) || '/';
+
+/** `/work/a/b/c.txt` -> `/work/a/b`, `/work/a`, `/work`. */
+function parents(abs: string): string[] {
+  const out: string[] = [];
+  for (let dir = parentOf(abs); dir !== '/'; dir = parentOf(dir)) out.push(dir);
+  return out;
 }
 
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -3,7 +3,7 @@ import { formatBytes } from '../format';
 
 /** The progress bar of a shell engine's first download. */
 export const engineProgressBar = (p: EngineProgress) => ({
-  label: `Downloading Python for the shell (first use only): ${formatBytes(p.loadedBytes)} of ${formatBytes(p.totalBytes)}`,
+  label: `Loading Python for the shell: ${formatBytes(p.loadedBytes)} of ${formatBytes(p.totalBytes)}`,
   value: p.loadedBytes,
   max: p.totalBytes,
 });

@@ -113,12 +113,21 @@ describe('workspace_shell', () => {
     expect(await getText(chat.workspace, 'output/main.md')).toBe('body\n');
   });
 
-  it('removes files the command removed', async () => {
+  it('removes files and directories the command removed', async () => {
     const ctx = await context();
     await putText(ctx.workspace, 'work/old.txt', 'x');
-    const out = await shell(ctx, 'rm /work/old.txt');
-    expect(out.structured).toMatchObject({ changes: [{ path: 'work/old.txt', change: 'removed' }] });
+    await putText(ctx.workspace, 'work/d/e/f.txt', 'y');
+    const out = await shell(ctx, 'rm /work/old.txt && rm -r /work/d/e');
+    expect(out.structured).toMatchObject({
+      changes: [
+        { path: 'work/d/e', change: 'removed' },
+        { path: 'work/d/e/f.txt', change: 'removed' },
+        { path: 'work/old.txt', change: 'removed' },
+      ],
+    });
     expect(await ctx.workspace.stat(wp('work/old.txt'))).toEqual({ ok: true, value: null });
+    expect(await ctx.workspace.stat(wp('work/d/e'))).toEqual({ ok: true, value: null });
+    expect(await ctx.workspace.stat(wp('work/d'))).toMatchObject({ ok: true, value: { kind: 'directory' } });
   });
 
   it('a file the shell changed must be read again before a replace write', async () => {
