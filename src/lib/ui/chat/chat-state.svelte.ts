@@ -1,7 +1,7 @@
 import type { HearthClient } from '$lib/client/hearth';
 import type { HearthError } from '$lib/domain/errors';
 import { isTerminal, type RunId, type RunRecord } from '$lib/domain/run';
-import type { RunUpdate } from '$lib/domain/run-update';
+import type { EngineProgress, RunUpdate } from '$lib/domain/run-update';
 import type { ChatMessageRow, ChatView } from '$lib/worker/protocol';
 import { describeError } from '../errors';
 import { ACTIVATION_PATH, asActivation } from '../run/activation-view';
@@ -23,6 +23,8 @@ export class ChatState {
   messages = $state<ChatMessageRow[]>([]);
   runs = $state<RunRecord[]>([]);
   streaming = $state<StreamingTurn | null>(null);
+  /** A shell engine loading for the agent (the first Python call). */
+  engineProgress = $state<EngineProgress | null>(null);
   /** The run the streamed output belongs to (for its link). */
   streamingRunId = $state<string | null>(null);
   error = $state<HearthError | null>(null);
@@ -190,6 +192,9 @@ export class ChatState {
       case 'part':
         this.#applyPart(update);
         break;
+      case 'engine-progress':
+        this.engineProgress = update.progress.done ? null : update.progress;
+        break;
       case 'message':
       case 'event':
         break;
@@ -241,6 +246,7 @@ export class ChatState {
       this.error = describeError(e);
     } finally {
       this.streaming = null;
+      this.engineProgress = null;
       this.streamingRunId = null;
       if (this.#ticker && !this.busy) {
         clearInterval(this.#ticker);
