@@ -62,6 +62,7 @@ export default defineConfig({
           'prerendered/**/*.html',
         ],
         maximumFileSizeToCacheInBytes: 32 * 1024 * 1024,
+        importScripts: ['sw-guard.js'],
         clientsClaim: true,
         skipWaiting: false,
         navigateFallback: null,

