@@ -107,6 +107,20 @@ describe('the sandbox worker', () => {
     expect(exited(after).stdout).toBe('2\n');
   });
 
+  it(
+    'survives a Python memory bomb: MemoryError or the deadline, then a fresh start',
+    { timeout: 90_000 },
+    async () => {
+      const short = new WorkerSandbox(spawn, { timeoutMs: 5_000 });
+      const huge = await run('python3 -c "b = bytearray(2**31 - 1)"', { on: short });
+      expect(exited(huge).exitCode).toBe(1);
+      expect(exited(huge).stderr).toContain('MemoryError');
+      const bomb = await run('python3 -c "l = []\nwhile True: l.append(bytearray(10**7))"', { on: short });
+      if (bomb.outcome.kind !== 'timeout') expect(exited(bomb).stderr).toContain('MemoryError');
+      expect(exited(await run('python3 -c "print(3)"', { on: short })).stdout).toBe('3\n');
+    },
+  );
+
   it('Stop ends a long Python loop at once', { timeout: 90_000 }, async () => {
     await run('python3 -c "print(1)"');
     const stop = new AbortController();

@@ -170,6 +170,25 @@ describe('workspace_shell', () => {
     expect(out.content.length).toBeLessThan(100_200);
   });
 
+  it('ends a flood of output (50 MB) at the output limit, and keeps what fits', async () => {
+    const ctx = await context();
+    // 170 lines of 300,000 characters: 51 MB.
+    const out = await shell(ctx, 'for i in $(seq 1 170); do printf "%0300000d\\n" 0; done');
+    expect(out.errorCode).toBe('workspace.shell_exit');
+    expect(out.content).toMatch(/^Exit code: 126\n0{1000}/);
+    expect(out.structured).toMatchObject({ outputTruncated: true });
+    expect(out.content.length).toBeLessThan(100_200);
+  });
+
+  it('shows a non-UTF-8 file byte for character (latin-1) and keeps its bytes', async () => {
+    const ctx = await context();
+    await ctx.workspace.write(wp('work/latin1.txt'), new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    const out = await shell(ctx, 'cat /work/latin1.txt; cp /work/latin1.txt /work/copy.txt');
+    expect(out.content).toBe('Exit code: 0\ncaf\u00e9');
+    const copy = await ctx.workspace.read(wp('work/copy.txt'));
+    expect(copy.ok && Array.from(copy.value)).toEqual([0x63, 0x61, 0x66, 0xe9, 0x0a]);
+  });
+
   it('stops a runaway loop at the command limit and runaway recursion at the call depth', async () => {
     const ctx = await context();
     const loop = await shell(ctx, 'while true; do :; done');
