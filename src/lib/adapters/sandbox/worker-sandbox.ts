@@ -42,6 +42,10 @@ export class WorkerSandbox implements Sandbox {
     const { signal } = options;
     if (signal.aborted) return { outcome: { kind: 'cancelled' }, changes: [] };
     const worker = await this.#acquire();
+    if (signal.aborted) {
+      this.#release(worker);
+      return { outcome: { kind: 'cancelled' }, changes: [] };
+    }
     const id = this.#nextId++;
     return new Promise<ShellRun>((resolve) => {
       let changes: SandboxChange[] = [];
