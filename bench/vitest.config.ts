@@ -1,6 +1,7 @@
 import { sveltekit } from '@sveltejs/kit/vite';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
+import { engineAssets } from '../scripts/vite/engine-assets.ts';
 import { chromiumLaunchOptions } from '../tests/support/chromium.mjs';
 
 /**
@@ -10,7 +11,11 @@ import { chromiumLaunchOptions } from '../tests/support/chromium.mjs';
  * one group vitest runs Node and browser files side by side). Node first, then Chromium.
  */
 export default defineConfig({
-  plugins: [sveltekit()],
+  // Pyodide for the sandbox worker (bench/shell.browser.bench.ts), as in vite.config.ts.
+  plugins: [sveltekit(), engineAssets()],
+  worker: { format: 'es', plugins: () => [engineAssets()] },
+  // Served as files: their loaders locate wasm beside themselves.
+  optimizeDeps: { exclude: ['pyodide', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'] },
   test: {
     fileParallelism: false,
     projects: [
