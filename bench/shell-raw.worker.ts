@@ -2,17 +2,18 @@
 import quickjsVariant from '@jitl/quickjs-wasmfile-release-sync';
 import jqScript from 'jq-web/jq.js?raw';
 import jqWasmURL from 'jq-web/jq.wasm?url';
-import { Bash, InMemoryFs, type Command, type CustomCommand } from 'just-bash/browser';
+import { Bash, InMemoryFs } from 'just-bash/browser';
 import type { PyodideInterface } from 'pyodide';
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { pyodideIndexURL } from 'virtual:hearth-engines';
 import guestSource from '$lib/adapters/sandbox/engines/javascript-guest.js?raw';
-import { javascriptCommands, loadQuickJs } from '$lib/adapters/sandbox/engines/javascript';
-import { jqCommand, type JqWeb } from '$lib/adapters/sandbox/engines/jq';
-import { loadPython, pythonCommands } from '$lib/adapters/sandbox/engines/python';
+import { loadQuickJs } from '$lib/adapters/sandbox/engines/javascript';
+import { jqFactory, type JqWeb } from '$lib/adapters/sandbox/engines/jq';
+import { engineCommands } from '$lib/adapters/sandbox/engine-commands';
+import { loadPython } from '$lib/adapters/sandbox/engines/python';
 import { SandboxFs, sameBytes } from '$lib/adapters/sandbox/sandbox-fs';
 import { runShell, type ShellExit } from '$lib/adapters/sandbox/shell';
-import { SHELL_OUTPUT_CHARS, SHELL_TIMEOUT_MS, type ShellRequest } from '$lib/ports/sandbox';
+import type { ShellRequest } from '$lib/ports/sandbox';
 
 /**
  * Bench only (bench/shell.browser.bench.ts): the sandbox worker's shell path and the raw engine
@@ -82,23 +83,7 @@ async function flush(): Promise<void> {
   flushMs += performance.now() - start;
 }
 
-const flushFirst = (command: Command): Command => ({
-  ...command,
-  execute: async (args, ctx) => {
-    await flush();
-    return command.execute(args, ctx);
-  },
-});
-
-const commands: CustomCommand[] = [
-  jqCommand(jq),
-  ...pythonCommands(python, { maxOutputChars: SHELL_OUTPUT_CHARS }),
-  ...javascriptCommands(quickJs, {
-    memoryBytes: 64 * 1024 * 1024,
-    deadlineMs: SHELL_TIMEOUT_MS - 2_000,
-    maxOutputChars: SHELL_OUTPUT_CHARS,
-  }),
-].map(flushFirst);
+const commands = engineCommands({ jq, python, quickJs }, flush);
 
 async function shellPath(request: ShellRequest): Promise<ShellTiming> {
   flushMs = 0;
@@ -135,30 +120,9 @@ interface JqModule {
 }
 type JqModuleFactory = (settings: object) => Promise<JqModule>;
 
-/** jq-web's Emscripten factory, taken the way engines/jq.ts does (AMD define, stopped early). */
-function jqModuleFactory(script: string): JqModuleFactory {
-  const stop = new Error('stop');
-  let factory: JqModuleFactory | undefined;
-  const define = (_deps: unknown, get: () => JqModuleFactory) => {
-    factory = get();
-    throw stop;
-  };
-  try {
-    new Function('module', 'exports', 'define', 'process', script)(
-      undefined,
-      undefined,
-      Object.assign(define, { amd: true }),
-      undefined,
-    );
-  } catch (e) {
-    if (e !== stop) throw e;
-  }
-  return factory!;
-}
-
 async function jqModule(): Promise<JqModule> {
   const { script, wasm } = await jq();
-  return jqModuleFactory(script)({
+  return jqFactory<JqModuleFactory>(script)({
     instantiateWasm(
       imports: WebAssembly.Imports,
       done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void,
@@ -273,7 +237,7 @@ async function pieces(request: ShellRequest, runs: number) {
   const copy = bytes.slice();
   const em = pyodide!.FS as unknown as EmFs;
   const { script, wasm } = await jq();
-  const factory = jqModuleFactory(script);
+  const factory = jqFactory<JqModuleFactory>(script);
   const steps: Record<string, () => unknown> = {
     sandboxfs_build: () => new SandboxFs(request.mounts, request.files),
     sandboxfs_files: () => fs.files(),

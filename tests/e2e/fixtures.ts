@@ -46,6 +46,16 @@ export const test = base.extend<{ llm: ScriptedLlmServer; pageLog: string[] }, {
 
 export { expect };
 
+/** Waits until the service worker controls the page: it has precached the app then. */
+export async function waitForServiceWorker(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+    if (!navigator.serviceWorker.controller) {
+      await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r));
+    }
+  });
+}
+
 /** Opens the app, starts a session and sends `text`. */
 export async function startSession(page: Page, text: string): Promise<void> {
   await page.goto('./');

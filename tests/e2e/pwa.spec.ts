@@ -2,7 +2,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveStatic } from '../../scripts/serve.mjs';
-import { expect, expectReply, send, test } from './fixtures';
+import { expect, expectReply, send, test, waitForServiceWorker } from './fixtures';
 
 test('a new deployment shows "update available" and reloads into it', async ({ page }) => {
   // A private copy of the build, so the test can "deploy" a new version under the same URL.
@@ -11,12 +11,7 @@ test('a new deployment shows "update available" and reloads into it', async ({ p
   const server = await serveStatic({ root, host: '127.0.0.1', port: 0 });
   try {
     await page.goto(server.url);
-    await page.evaluate(async () => {
-      await navigator.serviceWorker.ready;
-      if (!navigator.serviceWorker.controller) {
-        await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r));
-      }
-    });
+    await waitForServiceWorker(page);
     const manifest = await page.evaluate(() =>
       document.querySelector('link[rel=manifest]')?.getAttribute('href'),
     );

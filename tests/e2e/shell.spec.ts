@@ -1,5 +1,12 @@
 import type { Locator, Page } from '@playwright/test';
-import { addScriptedConnection, expect, expectReply, startSession, test } from './fixtures';
+import {
+  addScriptedConnection,
+  expect,
+  expectReply,
+  startSession,
+  test,
+  waitForServiceWorker,
+} from './fixtures';
 
 /** Python's first load in a fresh profile (13 MB from the local server, then Pyodide's start-up). */
 const PYTHON_COLD_TIMEOUT = 120_000;
@@ -181,12 +188,7 @@ test('Stop ends a runaway Python loop, and the next command runs in a fresh sand
 test('Python runs offline once the service worker has cached the engines', async ({ page, context }) => {
   test.setTimeout(2 * PYTHON_COLD_TIMEOUT);
   await openShell(page);
-  await page.evaluate(async () => {
-    await navigator.serviceWorker.ready;
-    if (!navigator.serviceWorker.controller) {
-      await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r));
-    }
-  });
+  await waitForServiceWorker(page);
   expect(await runInShell(page, 'python3 -c "print(1+1)"')).toBe('Exit code: 0\n2');
 
   await context.setOffline(true);
@@ -202,12 +204,7 @@ test('code in the shell cannot reach the network, not even through dynamic impor
 }) => {
   test.setTimeout(2 * PYTHON_COLD_TIMEOUT);
   await openShell(page);
-  await page.evaluate(async () => {
-    await navigator.serviceWorker.ready;
-    if (!navigator.serviceWorker.controller) {
-      await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r));
-    }
-  });
+  await waitForServiceWorker(page);
   // Workers started from now on are the service worker's clients.
   await page.reload();
   await expectReply(page, 'Here is your haiku');

@@ -102,6 +102,7 @@ describe('running programs', () => {
     );
     expect(await fs.changes()).toEqual([
       { path: 'work/d/unclosed.txt', bytes: text('data') },
+      { path: 'work/gone', bytes: null },
       { path: 'work/gone/a.txt', bytes: null },
       { path: 'work/old.txt', bytes: null },
     ]);

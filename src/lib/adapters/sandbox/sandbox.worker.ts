@@ -3,17 +3,11 @@ import jqScript from 'jq-web/jq.js?raw';
 import jqWasmURL from 'jq-web/jq.wasm?url';
 import { pyodideIndexURL } from 'virtual:hearth-engines';
 import type { PyodideInterface } from 'pyodide';
-import type { Command, CustomCommand } from 'just-bash/browser';
-import {
-  SHELL_OUTPUT_CHARS,
-  SHELL_TIMEOUT_MS,
-  type CallBuiltin,
-  type SandboxProgress,
-} from '$lib/ports/sandbox';
+import type { CallBuiltin, SandboxProgress } from '$lib/ports/sandbox';
+import { engineCommands } from './engine-commands';
 import { downloadWithProgress } from './engine-download';
-import { javascriptCommands, loadQuickJs } from './engines/javascript';
-import { jqCommand } from './engines/jq';
-import { loadPython, pythonCommands, pythonUsable } from './engines/python';
+import { loadQuickJs } from './engines/javascript';
+import { loadPython, pythonUsable } from './engines/python';
 import { lockdown } from './lockdown';
 import type { FromSandbox, ToSandbox } from './protocol';
 import { SandboxFs } from './sandbox-fs';
@@ -73,24 +67,7 @@ async function flush(): Promise<void> {
   if (changes.length > 0) post({ type: 'changes', id: call.id, changes });
 }
 
-/** Engines block the worker while they run, so the changes so far are sent before they start. */
-const flushFirst = (command: Command): Command => ({
-  ...command,
-  execute: async (args, ctx) => {
-    await flush();
-    return command.execute(args, ctx);
-  },
-});
-
-const commands: CustomCommand[] = [
-  jqCommand(jq),
-  ...pythonCommands(python, { maxOutputChars: SHELL_OUTPUT_CHARS }),
-  ...javascriptCommands(quickJs, {
-    memoryBytes: 64 * 1024 * 1024,
-    deadlineMs: SHELL_TIMEOUT_MS - 2_000,
-    maxOutputChars: SHELL_OUTPUT_CHARS,
-  }),
-].map(flushFirst);
+const commands = engineCommands({ jq, python, quickJs }, flush);
 
 const builtinAnswers = new Map<number, (result: { text: string; isError: boolean }) => void>();
 let nextBuiltinRequest = 1;

@@ -76,10 +76,10 @@ export function jqCommand(load: () => Promise<JqWeb>): Command {
  * stop the script there, before that instance starts. `process` is shadowed so Emscripten takes
  * its browser path in Node as well (no `require('fs')`; the wasm comes from instantiateWasm).
  */
-function jqFactory(script: string): JqFactory {
+export function jqFactory<F = JqFactory>(script: string): F {
   const stop = new Error('jq.js stopped after define()');
-  let factory: JqFactory | undefined;
-  const define = (_deps: unknown, get: () => JqFactory) => {
+  let factory: F | undefined;
+  const define = (_deps: unknown, get: () => F) => {
     factory = get();
     throw stop;
   };
