@@ -10,5 +10,7 @@ export function connectHearth(): HearthClient {
       `The Hearth runtime failed to start or crashed: ${e.message || 'unknown error'}. Reload the page.`,
     );
   });
+  // On a first visit the shell may start before the service worker (and its network guard) takes over.
+  navigator.serviceWorker?.addEventListener('controllerchange', () => void client.workspace.renewShell());
   return client;
 }

@@ -54,6 +54,8 @@ export class HearthClient {
       ),
     /** Zips the visible files: progress items, then one `done` with the archive. */
     export: (sessionId: string, runId?: RunId) => this.#rpc.stream('workspace.export', { sessionId, runId }),
+    /** The service worker took control: retire shell workers started before it (see protocol.ts). */
+    renewShell: () => this.#rpc.call('workspace.renewShell', undefined),
     /** Runs a command with the agent's shell: progress items (first Python call), then `done`. */
     shell: (sessionId: string, command: string, workdir?: string) =>
       this.#rpc.stream('workspace.shell', { sessionId, command, workdir }),

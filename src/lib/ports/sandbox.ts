@@ -51,6 +51,11 @@ export type SandboxProgress = EngineProgress;
 
 /** Runs shell commands in a sandbox worker (DESIGN.md Threads): no network, no storage handles. */
 export interface Sandbox {
+  /**
+   * The service worker has just taken control: workers started from now on have their
+   * cross-origin script requests refused, so retire the ones started before.
+   */
+  renew?(): void;
   run(
     request: ShellRequest,
     options: {

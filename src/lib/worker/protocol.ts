@@ -70,6 +70,11 @@ export type SessionMethods = {
 export type WorkspaceMethods = {
   'workspace.list': (p: { sessionId: string; dir?: string }) => WorkspaceItem[];
   'workspace.read': (p: { sessionId: string; path: string }) => WorkspaceFile;
+  /**
+   * The service worker took control of the page: shell workers started from now on are covered by
+   * its network guard (static/sw-guard.js), so the runtime retires the ones started before.
+   */
+  'workspace.renewShell': (p: void) => null;
   /** Adds files under `dir` (a writable root); a taken name gets ` (2)`. Returns the paths written. */
   'workspace.upload': (p: {
     sessionId: string;

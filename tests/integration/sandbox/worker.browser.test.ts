@@ -131,6 +131,25 @@ describe('the sandbox worker', () => {
     expect(exited(await run('echo after')).stdout).toBe('after\n');
   });
 
+  it(
+    'renew() retires the workers started before it: idle ones now, busy ones when their call ends',
+    { timeout: 60_000 },
+    async () => {
+      let started = 0;
+      const counted = new WorkerSandbox(() => (started++, spawn()));
+      await run('echo warm', { on: counted });
+      expect(started).toBe(1);
+      await run('echo reused', { on: counted });
+      expect(started).toBe(1);
+
+      const busy = run('sleep 1; echo busy', { on: counted });
+      counted.renew();
+      expect(exited(await busy).stdout).toBe('busy\n');
+      expect(exited(await run('echo fresh', { on: counted })).stdout).toBe('fresh\n');
+      expect(started).toBe(2);
+    },
+  );
+
   it('answers builtin.<name> commands through the runtime', async () => {
     const asked: unknown[] = [];
     const r = await sandbox.run(

@@ -22,6 +22,9 @@ export class WorkerSandbox implements Sandbox {
   readonly #spawn: () => Worker;
   readonly #timeoutMs: number;
   readonly #idle: Worker[] = [];
+  readonly #running = new Set<Worker>();
+  /** Workers started before the last `renew()`; they end instead of being reused. */
+  readonly #stale = new WeakSet<Worker>();
   #busy = 0;
   #waiting: (() => void)[] = [];
   #nextId = 1;
@@ -43,7 +46,7 @@ export class WorkerSandbox implements Sandbox {
     if (signal.aborted) return { outcome: { kind: 'cancelled' }, changes: [] };
     const worker = await this.#acquire();
     if (signal.aborted) {
-      this.#release(worker);
+      this.#release(worker, false);
       return { outcome: { kind: 'cancelled' }, changes: [] };
     }
     const id = this.#nextId++;
@@ -93,8 +96,7 @@ export class WorkerSandbox implements Sandbox {
         signal.removeEventListener('abort', onAbort);
         worker.removeEventListener('message', onMessage);
         worker.removeEventListener('error', onError);
-        if (kill) worker.terminate();
-        this.#release(kill ? null : worker);
+        this.#release(worker, kill);
         resolve({ outcome, changes });
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -111,15 +113,25 @@ export class WorkerSandbox implements Sandbox {
     for (const worker of this.#idle.splice(0)) worker.terminate();
   }
 
+  renew(): void {
+    this.close();
+    for (const worker of this.#running) this.#stale.add(worker);
+  }
+
   async #acquire(): Promise<Worker> {
     while (this.#busy >= MAX_WORKERS) await new Promise<void>((wake) => this.#waiting.push(wake));
     this.#busy++;
-    return this.#idle.pop() ?? this.#spawn();
+    const worker = this.#idle.pop() ?? this.#spawn();
+    this.#running.add(worker);
+    return worker;
   }
 
-  #release(worker: Worker | null): void {
+  /** A worker is reused unless it was ended (`kill`) or started before the last `renew()`. */
+  #release(worker: Worker, kill: boolean): void {
     this.#busy--;
-    if (worker) this.#idle.push(worker);
+    this.#running.delete(worker);
+    if (kill || this.#stale.has(worker)) worker.terminate();
+    else this.#idle.push(worker);
     this.#waiting.shift()?.();
   }
 }

@@ -88,6 +88,11 @@ export function workspaceHandlers(ctx: RuntimeContext): Handlers<WorkspaceMethod
         return new Transfer({ path, bytes, sha256: await sha256Hex(bytes) }, [bytes.buffer as ArrayBuffer]);
       },
 
+      async 'workspace.renewShell'() {
+        ctx.options.sandbox?.renew?.();
+        return null;
+      },
+
       async 'workspace.upload'({ sessionId, dir, files }) {
         const workspace = await open(sessionId);
         const target = parse(dir);
