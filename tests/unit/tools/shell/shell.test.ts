@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CHAT_ROOTS, READ_ONLY_MOUNTS, type WorkspaceRoots } from '$lib/domain/workspace-roots';
 import type { Sandbox } from '$lib/ports/sandbox';
 import { shellTool } from '$lib/tools/shell';
+import { MAX_COPY_BYTES } from '$lib/tools/shell/workspace-copy';
 import type { ToolContext } from '$lib/tools/tool';
 import { readFileTool, writeFileTool } from '$lib/tools/workspace';
 import { inProcessSandbox } from '../../../support/in-process-sandbox';
@@ -164,8 +165,10 @@ describe('workspace_shell', () => {
 
   it('caps output at 100,000 characters and says so', async () => {
     const ctx = await context();
-    const out = await shell(ctx, 'for i in $(seq 1 30000); do echo "line $i"; done');
+    // 300 lines of 401 characters: 120,300 characters.
+    const out = await shell(ctx, 'for i in $(seq 1 300); do printf "%0400d\\n" $i; done');
     expect(out.structured).toMatchObject({ outputTruncated: true });
+    expect(out.content.startsWith(`Exit code: 0\n${'0'.repeat(399)}1\n${'0'.repeat(399)}2\n`)).toBe(true);
     expect(out.content.endsWith('\nOutput truncated.')).toBe(true);
     expect(out.content.length).toBeLessThan(100_200);
   });
@@ -189,14 +192,19 @@ describe('workspace_shell', () => {
     expect(copy.ok && Array.from(copy.value)).toEqual([0x63, 0x61, 0x66, 0xe9, 0x0a]);
   });
 
-  it('stops a runaway loop at the command limit and runaway recursion at the call depth', async () => {
-    const ctx = await context();
-    const loop = await shell(ctx, 'while true; do :; done');
-    expect(loop.errorCode).toBe('workspace.shell_exit');
-    expect(loop.content).toMatch(/^Exit code: 126\n.*too many/);
-    const fork = await shell(ctx, ':(){ :|:& };:');
-    expect(fork.content).toMatch(/^Exit code: 126\n.*maximum recursion depth/);
-  });
+  // just-bash needs about a second to count 100,000 commands; more on a loaded machine.
+  it(
+    'stops a runaway loop at the command limit and runaway recursion at the call depth',
+    { timeout: 30_000 },
+    async () => {
+      const ctx = await context();
+      const loop = await shell(ctx, 'while true; do :; done');
+      expect(loop.errorCode).toBe('workspace.shell_exit');
+      expect(loop.content).toMatch(/^Exit code: 126\n.*too many/);
+      const fork = await shell(ctx, ':(){ :|:& };:');
+      expect(fork.content).toMatch(/^Exit code: 126\n.*maximum recursion depth/);
+    },
+  );
 
   it('keeps binary and non-UTF-8 files byte for byte', async () => {
     const ctx = await context();
@@ -206,6 +214,26 @@ describe('workspace_shell', () => {
     expect(out.content).toBe('Exit code: 0\n256');
     const copy = await ctx.workspace.read(wp('work/copy.dat'));
     expect(copy.ok && Array.from(copy.value)).toEqual(Array.from(bytes));
+  });
+
+  it('refuses to start when the visible workspace is larger than the copy a call may load', async () => {
+    let ran = false;
+    const ctx = await context(undefined, {
+      run: async () => (
+        (ran = true),
+        {
+          outcome: { kind: 'exited', exitCode: 0, stdout: '', stderr: '', outputTruncated: false },
+          changes: [],
+        }
+      ),
+    });
+    await ctx.workspace.write(wp('work/big.bin'), new Uint8Array(MAX_COPY_BYTES + 1));
+    const out = await shell(ctx, 'echo hi');
+    expect(out.errorCode).toBe('workspace.shell_failed');
+    expect(out.content).toContain('more than 64 MB');
+    expect(out.content).toContain('workspace_list_files');
+    expect(ran).toBe(false);
+    expect((await ctx.workspace.stat(wp('work/big.bin'))).ok).toBe(true);
   });
 
   it('without a sandbox says the shell is unavailable', async () => {
