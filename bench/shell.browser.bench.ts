@@ -194,7 +194,6 @@ test('workspace_shell beside the raw engines', async () => {
         ` jq_heap_after_1mb_input_mb=${(parts.jqHeapBytes.after1mb / 1e6).toFixed(1)}`,
     );
   } finally {
-    sandbox.close();
     spawned.forEach((w) => w.terminate());
     rawWorker.terminate();
   }

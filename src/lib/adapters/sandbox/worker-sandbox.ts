@@ -108,13 +108,8 @@ export class WorkerSandbox implements Sandbox {
     });
   }
 
-  /** Ends every worker (the runtime is shutting down). */
-  close(): void {
-    for (const worker of this.#idle.splice(0)) worker.terminate();
-  }
-
   renew(): void {
-    this.close();
+    for (const worker of this.#idle.splice(0)) worker.terminate();
     for (const worker of this.#running) this.#stale.add(worker);
   }
 
