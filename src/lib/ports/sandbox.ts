@@ -47,8 +47,6 @@ export interface ShellRun {
   changes: SandboxChange[];
 }
 
-export type SandboxProgress = EngineProgress;
-
 /** Runs shell commands in a sandbox worker (DESIGN.md Threads): no network, no storage handles. */
 export interface Sandbox {
   /**
@@ -60,7 +58,7 @@ export interface Sandbox {
     request: ShellRequest,
     options: {
       signal: AbortSignal;
-      onProgress?: (progress: SandboxProgress) => void;
+      onProgress?: (progress: EngineProgress) => void;
       callBuiltin?: CallBuiltin;
     },
   ): Promise<ShellRun>;

@@ -225,7 +225,6 @@ export async function runChatLoop(
             chat: deps.chat,
             messageBodyPath: deps.messageBodyPath,
             sandbox: deps.sandbox,
-            onShellProgress: (progress) => recorder.publish({ type: 'engine-progress', progress }),
           },
           workspace: deps.workspace,
           audit,

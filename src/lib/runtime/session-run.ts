@@ -285,7 +285,6 @@ export async function runSessionLoop(
             readState,
             signal,
             sandbox: deps.sandbox,
-            onShellProgress: (progress) => recorder.publish({ type: 'engine-progress', progress }),
           },
           workspace: deps.workspace,
           audit,

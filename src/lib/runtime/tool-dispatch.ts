@@ -200,7 +200,12 @@ async function run(
     const builtin = tool.builtin!;
     const input = validateToolInput(builtin, args);
     if (!input.ok) return failure('tool.invalid_arguments', input.error);
-    const context = { ...deps.toolContext, shellBuiltins: shellBuiltins(deps.snapshot, deps.toolContext) };
+    const context: ToolContext = {
+      ...deps.toolContext,
+      shellBuiltins: shellBuiltins(deps.snapshot, deps.toolContext),
+      // Live only (never journaled): the person sees Python load during the run.
+      onShellProgress: (progress) => deps.recorder.publish({ type: 'engine-progress', progress }),
+    };
     execute = () => builtin.execute(input.value as never, context);
   } else {
     const executor = deps.external?.[tool.source];

@@ -1,12 +1,13 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '$lib/domain/errors';
-import type { JsonObject, JsonValue } from '$lib/domain/json';
+import type { JsonValue } from '$lib/domain/json';
 import type { ImageRef } from '$lib/domain/model';
 import type { ToolId } from '$lib/domain/tool-id';
 import type { WorkspaceRoots } from '$lib/domain/workspace-roots';
 import type { ShellFileChange } from '$lib/domain/events';
 import type { ChatContext } from '$lib/ports/chat-context';
-import type { Sandbox, SandboxProgress } from '$lib/ports/sandbox';
+import type { EngineProgress } from '$lib/domain/run-update';
+import type { CallBuiltin, Sandbox } from '$lib/ports/sandbox';
 import type { Workspace } from '$lib/ports/workspace';
 import type { ReadState } from './workspace/read-state';
 
@@ -113,7 +114,7 @@ export interface ToolContext {
   /** The builtins the shell can call as `builtin.<name> '<json>'` (tools.md §13.12). */
   shellBuiltins?: ShellBuiltins;
   /** Engine download progress of a shell call (the first Python call), for the person watching. */
-  onShellProgress?: (progress: SandboxProgress) => void;
+  onShellProgress?: (progress: EngineProgress) => void;
   /** Uniform random numbers in [0, 1) for `dice.roll`; default a `crypto.getRandomValues` source. */
   random?: () => number;
 }
@@ -121,7 +122,7 @@ export interface ToolContext {
 /** Builtins callable from inside the shell, by native name, with a JSON object of arguments. */
 export interface ShellBuiltins {
   names: readonly string[];
-  call(name: string, args: JsonObject): Promise<{ text: string; isError: boolean }>;
+  call: CallBuiltin;
 }
 
 /**

@@ -4,7 +4,8 @@ import { WorkerSandbox } from '$lib/adapters/sandbox/worker-sandbox';
 import { shellMounts } from '$lib/domain/shell-mounts';
 import { sessionRoots } from '$lib/domain/workspace-roots';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
-import type { SandboxFile, SandboxProgress, ShellRun } from '$lib/ports/sandbox';
+import type { EngineProgress } from '$lib/domain/run-update';
+import type { SandboxFile, ShellRun } from '$lib/ports/sandbox';
 
 /**
  * The real sandbox worker in Chromium: the engines load from the dev server as in the app, the
@@ -31,7 +32,7 @@ async function run(
     files?: SandboxFile[];
     signal?: AbortSignal;
     on?: WorkerSandbox;
-    progress?: SandboxProgress[];
+    progress?: EngineProgress[];
   } = {},
 ): Promise<ShellRun> {
   return (options.on ?? sandbox).run(
@@ -47,7 +48,7 @@ const exited = (r: ShellRun) => {
 
 describe('the sandbox worker', () => {
   it('runs bash, jq, Python and JavaScript over the workspace copy', { timeout: 120_000 }, async () => {
-    const progress: SandboxProgress[] = [];
+    const progress: EngineProgress[] = [];
     const r = await run(
       [
         'echo \'[{"a":1},{"a":2}]\' | jq -c "map(.a)"',

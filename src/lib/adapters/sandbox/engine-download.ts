@@ -1,4 +1,4 @@
-import type { SandboxProgress } from '$lib/ports/sandbox';
+import type { EngineProgress } from '$lib/domain/run-update';
 
 /**
  * Reads engine files through the network stack once, counting bytes, so the first Python call
@@ -7,7 +7,7 @@ import type { SandboxProgress } from '$lib/ports/sandbox';
  */
 export async function downloadWithProgress(
   urls: readonly string[],
-  report: (progress: SandboxProgress) => void,
+  report: (progress: EngineProgress) => void,
 ): Promise<void> {
   const responses = await Promise.all(urls.map((url) => fetch(url)));
   const failed = responses.find((r) => !r.ok);

@@ -1,5 +1,6 @@
 import type { JsonObject } from '$lib/domain/json';
-import type { SandboxChange, SandboxProgress, ShellOutcome, ShellRequest } from '$lib/ports/sandbox';
+import type { EngineProgress } from '$lib/domain/run-update';
+import type { SandboxChange, ShellOutcome, ShellRequest } from '$lib/ports/sandbox';
 
 /** The runtime worker to a sandbox worker: one call at a time, and the answers to its builtin calls. */
 export type ToSandbox =
@@ -11,7 +12,7 @@ export type ToSandbox =
  * while a call runs, so a call that is stopped keeps what it completed); `done` ends the call.
  */
 export type FromSandbox =
-  | { type: 'progress'; id: number; progress: SandboxProgress }
+  | { type: 'progress'; id: number; progress: EngineProgress }
   | { type: 'builtin'; id: number; requestId: number; name: string; args: JsonObject }
   | { type: 'changes'; id: number; changes: SandboxChange[] }
   | {

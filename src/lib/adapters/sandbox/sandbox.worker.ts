@@ -3,7 +3,8 @@ import jqScript from 'jq-web/jq.js?raw';
 import jqWasmURL from 'jq-web/jq.wasm?url';
 import { pyodideIndexURL } from 'virtual:hearth-engines';
 import type { PyodideInterface } from 'pyodide';
-import type { CallBuiltin, SandboxProgress } from '$lib/ports/sandbox';
+import type { EngineProgress } from '$lib/domain/run-update';
+import type { CallBuiltin } from '$lib/ports/sandbox';
 import { engineCommands } from './engine-commands';
 import { downloadWithProgress } from './engine-download';
 import { loadQuickJs } from './engines/javascript';
@@ -27,7 +28,7 @@ const CHANGES_INTERVAL_MS = 500;
 
 let currentId = 0;
 let loadedPython: PyodideInterface | null = null;
-const report = (progress: SandboxProgress) => post({ type: 'progress', id: currentId, progress });
+const report = (progress: EngineProgress) => post({ type: 'progress', id: currentId, progress });
 
 const once = <T>(load: () => Promise<T>): (() => Promise<T>) => {
   let loading: Promise<T> | undefined;

@@ -1,9 +1,9 @@
+import type { EngineProgress } from '$lib/domain/run-update';
 import {
   SHELL_TIMEOUT_MS,
   type CallBuiltin,
   type Sandbox,
   type SandboxChange,
-  type SandboxProgress,
   type ShellOutcome,
   type ShellRequest,
   type ShellRun,
@@ -38,7 +38,7 @@ export class WorkerSandbox implements Sandbox {
     request: ShellRequest,
     options: {
       signal: AbortSignal;
-      onProgress?: (progress: SandboxProgress) => void;
+      onProgress?: (progress: EngineProgress) => void;
       callBuiltin?: CallBuiltin;
     },
   ): Promise<ShellRun> {

@@ -9,6 +9,7 @@ import type { RuntimeContext } from '../context';
 import type { EngineProgress } from '$lib/domain/run-update';
 import { AsyncQueue } from '$lib/runtime/run-feed';
 import { shellTool } from '$lib/tools/shell';
+import { validateToolInput } from '$lib/tools/validate';
 import { ReadState } from '$lib/tools/workspace';
 import type {
   ShellPanelUpdate,
@@ -127,9 +128,9 @@ export function workspaceHandlers(ctx: RuntimeContext): Handlers<WorkspaceMethod
           sandbox: ctx.options.sandbox,
           onShellProgress: (progress: EngineProgress) => updates.push({ type: 'progress', progress }),
         };
-        const args = shellTool.parameters.safeParse({ command, workdir });
-        if (!args.success) throw new HearthFailure(hearthError('tool.invalid_arguments', args.error.message));
-        shellTool.execute(args.data, context).then(
+        const args = validateToolInput(shellTool, workdir === undefined ? { command } : { command, workdir });
+        if (!args.ok) throw new HearthFailure(hearthError('tool.invalid_arguments', args.error));
+        shellTool.execute(args.value, context).then(
           (out) => {
             const { exitCode = null } = (out.structured ?? {}) as { exitCode?: number | null };
             updates.push({
