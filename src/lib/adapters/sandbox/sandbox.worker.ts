@@ -26,16 +26,23 @@ const guard = lockdown(scope);
 /** While a call runs, its changes so far are sent this often (kept if the call is stopped). */
 const CHANGES_INTERVAL_MS = 500;
 
-let currentId = 0;
+/** The call running now; progress and builtin requests belong to it. */
+let current: { id: number; fs: SandboxFs } | null = null;
 let loadedPython: PyodideInterface | null = null;
-const report = (progress: EngineProgress) => post({ type: 'progress', id: currentId, progress });
+const report = (progress: EngineProgress) => post({ type: 'progress', id: current?.id ?? 0, progress });
 
+/** Loads once; a failed load is tried again by the next command that needs it. */
 const once = <T>(load: () => Promise<T>): (() => Promise<T>) => {
   let loading: Promise<T> | undefined;
-  return () => (loading ??= load());
+  return () =>
+    (loading ??= load().catch((e: unknown) => {
+      loading = undefined;
+      throw e;
+    }));
 };
 
-// Small engines load at once, so no load needs the network after Python has run.
+// Small engines load at once, so no load needs the network after Python has run. A failure here
+// fails only the command that needs that engine (it tries again while the network window is open).
 const jq = once(() =>
   guard.withNetwork(async () => ({
     script: jqScript,
@@ -43,7 +50,7 @@ const jq = once(() =>
   })),
 );
 const quickJs = once(() => guard.withNetwork(loadQuickJs));
-const engines = Promise.all([jq(), quickJs()]);
+const engines = Promise.allSettled([jq(), quickJs()]);
 
 const python = once(async (): Promise<PyodideInterface> => {
   const pyodide = await guard.withNetwork(async () => {
@@ -57,8 +64,6 @@ const python = once(async (): Promise<PyodideInterface> => {
   report({ engine: 'python', loadedBytes: 1, totalBytes: 1, done: true });
   return (loadedPython = pyodide);
 });
-
-let current: { id: number; fs: SandboxFs } | null = null;
 
 /** Sends the call's changes so far: a call stopped later keeps them. */
 async function flush(): Promise<void> {
@@ -78,7 +83,7 @@ const callBuiltin: CallBuiltin = (name, args) =>
   new Promise((resolve) => {
     const requestId = nextBuiltinRequest++;
     builtinAnswers.set(requestId, resolve);
-    post({ type: 'builtin', id: currentId, requestId, name, args });
+    post({ type: 'builtin', id: current?.id ?? 0, requestId, name, args });
   });
 
 let queue = Promise.resolve();
@@ -93,7 +98,6 @@ scope.addEventListener('message', (event: MessageEvent<ToSandbox>) => {
 });
 
 async function run({ id, request }: Extract<ToSandbox, { type: 'run' }>): Promise<void> {
-  currentId = id;
   const fs = new SandboxFs(request.mounts, request.files);
   current = { id, fs };
   const ticker = setInterval(() => void flush(), CHANGES_INTERVAL_MS);
