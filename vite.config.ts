@@ -95,6 +95,7 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: ['tests/integration/**/*.browser.test.ts'],
+          globalSetup: ['tests/support/listener.global.ts'],
           testTimeout: 30_000,
           browser: {
             enabled: true,

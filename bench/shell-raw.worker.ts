@@ -1,26 +1,25 @@
 /// <reference lib="webworker" />
 import quickjsVariant from '@jitl/quickjs-wasmfile-release-sync';
 import jqScript from 'jq-web/jq.js?raw';
-import jqWasmURL from 'jq-web/jq.wasm?url';
 import { Bash, InMemoryFs } from 'just-bash/browser';
 import type { PyodideInterface } from 'pyodide';
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
-import { pyodideIndexURL } from 'virtual:hearth-engines';
 import guestSource from '$lib/adapters/sandbox/engines/javascript-guest.js?raw';
 import { loadQuickJs } from '$lib/adapters/sandbox/engines/javascript';
 import { jqFactory, type JqWeb } from '$lib/adapters/sandbox/engines/jq';
 import { engineCommands } from '$lib/adapters/sandbox/engine-commands';
-import { loadPython } from '$lib/adapters/sandbox/engines/python';
+import { FetchedEngines } from '$lib/adapters/sandbox/engine-files';
+import { loadPython, pythonEngine } from '$lib/adapters/sandbox/engines/python';
 import { SandboxFs, sameBytes } from '$lib/adapters/sandbox/sandbox-fs';
 import { runShell, type ShellExit } from '$lib/adapters/sandbox/shell';
 import type { ShellRequest } from '$lib/ports/sandbox';
 
 /**
  * Bench only (bench/shell.browser.bench.ts): the sandbox worker's shell path and the raw engine
- * calls, timed in the same thread. The shell path repeats what `sandbox.worker.ts` does per call
+ * calls, timed in the same thread. The shell path repeats what `sandbox-main.ts` does per call
  * (SandboxFs over the request's files, the engines' commands with the flush before each engine,
- * the 500 ms changes ticker, `runShell`, the final `changes()`), without the lockdown and without
- * posting. The engines are the same modules, loaded the same way.
+ * the 500 ms changes ticker, `runShell`, the final `changes()`), without posting. The engines are
+ * the same modules, loaded from the same files.
  */
 
 export type RawName = 'echo' | 'jq' | 'python' | 'js';
@@ -65,12 +64,13 @@ const once = <T>(load: () => Promise<T>): (() => Promise<T>) => {
   return () => (loading ??= load());
 };
 
+const files = new FetchedEngines();
 const jq = once(async (): Promise<JqWeb> => ({
   script: jqScript,
-  wasm: await WebAssembly.compile(await (await fetch(jqWasmURL)).arrayBuffer()),
+  wasm: await WebAssembly.compile((await files.files('jq')).wasm as Uint8Array<ArrayBuffer>),
 }));
-const quickJs = once(loadQuickJs);
-const python = once(() => loadPython({ indexURL: pyodideIndexURL }));
+const quickJs = once(async () => loadQuickJs((await files.files('javascript')).wasm));
+const python = once(async () => loadPython(await pythonEngine(await files.files('python'))));
 
 let current: SandboxFs | null = null;
 let flushMs = 0;
@@ -83,7 +83,7 @@ async function flush(): Promise<void> {
   flushMs += performance.now() - start;
 }
 
-const commands = engineCommands({ jq, python, quickJs }, flush);
+const commands = engineCommands({ jq, python, quickJs }, { flush });
 
 async function shellPath(request: ShellRequest): Promise<ShellTiming> {
   flushMs = 0;
@@ -122,7 +122,7 @@ type JqModuleFactory = (settings: object) => Promise<JqModule>;
 
 async function jqModule(): Promise<JqModule> {
   const { script, wasm } = await jq();
-  return jqFactory<JqModuleFactory>(script)({
+  return (await jqFactory<JqModuleFactory>(script))({
     instantiateWasm(
       imports: WebAssembly.Imports,
       done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void,
@@ -237,7 +237,7 @@ async function pieces(request: ShellRequest, runs: number) {
   const copy = bytes.slice();
   const em = pyodide!.FS as unknown as EmFs;
   const { script, wasm } = await jq();
-  const factory = jqFactory<JqModuleFactory>(script);
+  const factory = await jqFactory<JqModuleFactory>(script);
   const steps: Record<string, () => unknown> = {
     sandboxfs_build: () => new SandboxFs(request.mounts, request.files),
     sandboxfs_files: () => fs.files(),

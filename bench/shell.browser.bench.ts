@@ -1,6 +1,8 @@
 import { test } from 'vitest';
-import SandboxWorker from '$lib/adapters/sandbox/sandbox.worker?worker';
+import { FetchedEngines } from '$lib/adapters/sandbox/engine-files';
+import { SandboxHost } from '$lib/adapters/sandbox/sandbox-host';
 import { WorkerSandbox } from '$lib/adapters/sandbox/worker-sandbox';
+import { startSandboxHost } from '$lib/client/sandbox-host';
 import { shellMounts } from '$lib/domain/shell-mounts';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
 import { sessionRoots } from '$lib/domain/workspace-roots';
@@ -92,18 +94,17 @@ function checkExit(what: string, outcome: ShellOutcome, expected: string): void 
 }
 
 test('workspace_shell beside the raw engines', async () => {
-  const spawned: Worker[] = [];
-  const sandbox = new WorkerSandbox(() => {
-    const worker = new SandboxWorker();
-    spawned.push(worker);
-    return worker;
-  });
+  const sandbox = new WorkerSandbox(
+    new SandboxHost(Promise.resolve(startSandboxHost(document))),
+    new FetchedEngines(),
+  );
   const rawWorker = new RawWorker();
   const call = rawClient(rawWorker);
   const data = dataJson();
   const mounts = shellMounts(sessionRoots());
   const files: SandboxFile[] = [{ path: 'work/data.json' as WorkspacePath, bytes: data }];
   const request = (command: string, withFiles: boolean): ShellRequest => ({
+    workspace: 'sessions/bench',
     command,
     workdir: '/',
     mounts,
@@ -194,7 +195,7 @@ test('workspace_shell beside the raw engines', async () => {
         ` jq_heap_after_1mb_input_mb=${(parts.jqHeapBytes.after1mb / 1e6).toFixed(1)}`,
     );
   } finally {
-    spawned.forEach((w) => w.terminate());
+    sandbox.release('sessions/bench');
     rawWorker.terminate();
   }
 }, 900_000);

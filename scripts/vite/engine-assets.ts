@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { createReadStream, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { extname } from 'node:path';
-import type { Plugin } from 'vite';
+import { extname, resolve } from 'node:path';
+import { build, type Plugin, type Rolldown } from 'vite';
 
 const require = createRequire(import.meta.url);
 
@@ -22,26 +23,61 @@ const TYPES: Record<string, string> = {
 
 const ID = 'virtual:hearth-engines';
 const DEV_PREFIX = '/@hearth-engines/';
+const SANDBOX_ENTRY = resolve('src/lib/adapters/sandbox/sandbox-main.ts');
+
+/**
+ * The sandbox's code as one ES module without imports: a sandbox imports it from its text through
+ * a blob: URL (it can fetch nothing), so it can have no chunks and no files beside it.
+ */
+async function buildSandbox(production: boolean): Promise<string> {
+  const result = await build({
+    configFile: false,
+    logLevel: 'warn',
+    mode: production ? 'production' : 'development',
+    resolve: { alias: { $lib: resolve('src/lib') } },
+    build: {
+      write: false,
+      minify: production,
+      emptyOutDir: false,
+      copyPublicDir: false,
+      // Files its modules point at (QuickJS's wasm) are left out: the runtime sends them.
+      assetsInlineLimit: 0,
+      rolldownOptions: {
+        input: SANDBOX_ENTRY,
+        preserveEntrySignatures: 'strict',
+        output: { format: 'es', codeSplitting: false },
+      },
+    },
+  });
+  const outputs = (Array.isArray(result) ? result : [result]) as Rolldown.RolldownOutput[];
+  const chunks = outputs.flatMap((o) => o.output).filter((o) => o.type === 'chunk');
+  if (chunks.length !== 1) throw new Error(`The sandbox bundle must be one module, got ${chunks.length}.`);
+  return chunks[0]!.code;
+}
 
 /**
  * Copies Pyodide into the build at build time (never committed) and serves it from node_modules in
- * dev: its loader wants its files in one folder under their own names, which Vite's hashed assets
- * are not. `virtual:hearth-engines` tells the sandbox worker where; in a build the URL is relative
- * to the worker's chunk, so any sub-path works.
+ * dev: its files keep their own names in one folder. Builds the sandbox's code as one module (and
+ * again in dev when a source changes). `virtual:hearth-engines` tells the runtime worker where
+ * both are; in a build the URLs are relative to the worker's chunk, so any sub-path works.
  */
 export function engineAssets(): Plugin {
-  let build = false;
+  let production = false;
+  let devSandbox: Promise<string> | undefined;
   return {
     name: 'hearth:engine-assets',
     configResolved(config) {
-      build = config.command === 'build';
+      production = config.command === 'build';
     },
     resolveId: (id) => (id === ID ? `\0${ID}` : undefined),
-    load(id) {
+    async load(id) {
       if (id !== `\0${ID}`) return;
-      if (!build) {
+      if (!production) {
         const at = (file: string) => `new URL('${DEV_PREFIX}${file}', self.location.origin).href`;
-        return `export const pyodideIndexURL = ${at('pyodide/')};\n`;
+        return (
+          `export const pyodideIndexURL = ${at('pyodide/')};\n` +
+          `export const sandboxBundleURL = ${at('sandbox.js')};\n`
+        );
       }
       const refs: Record<string, string> = {};
       for (const [fileName, source] of Object.entries(FILES)) {
@@ -51,12 +87,39 @@ export function engineAssets(): Plugin {
           source: readFileSync(require.resolve(source)),
         });
       }
-      const url = (fileName: string) => `import.meta.ROLLUP_FILE_URL_${refs[fileName]}`;
-      return `export const pyodideIndexURL = new URL('./', ${url('engines/pyodide/pyodide-lock.json')}).href;\n`;
+      const sandbox = await buildSandbox(true);
+      const hash = createHash('sha256').update(sandbox).digest('hex').slice(0, 10);
+      const sandboxRef = this.emitFile({
+        type: 'asset',
+        fileName: `engines/sandbox-${hash}.js`,
+        source: sandbox,
+      });
+      const url = (ref: string) => `import.meta.ROLLUP_FILE_URL_${ref}`;
+      return (
+        `export const pyodideIndexURL = new URL('./', ${url(refs['engines/pyodide/pyodide-lock.json']!)}).href;\n` +
+        `export const sandboxBundleURL = ${url(sandboxRef)};\n`
+      );
     },
     configureServer(server) {
+      server.watcher.on('change', (file) => {
+        if (file.includes('/src/lib/')) devSandbox = undefined;
+      });
       server.middlewares.use(DEV_PREFIX, (req, res, next) => {
-        const source = FILES[`engines/${(req.url ?? '').replace(/^\//, '').split('?')[0]}`];
+        const name = (req.url ?? '').replace(/^\//, '').split('?')[0];
+        if (name === 'sandbox.js') {
+          (devSandbox ??= buildSandbox(false)).then(
+            (code) => {
+              res.setHeader('Content-Type', 'text/javascript');
+              res.end(code);
+            },
+            (e: unknown) => {
+              devSandbox = undefined;
+              next(e);
+            },
+          );
+          return;
+        }
+        const source = FILES[`engines/${name}`];
         if (!source) return next();
         res.setHeader('Content-Type', TYPES[extname(source)] ?? 'application/octet-stream');
         createReadStream(require.resolve(source)).pipe(res);

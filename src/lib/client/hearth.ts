@@ -16,8 +16,11 @@ const transferOf = (bytes: Uint8Array | null | undefined): Transferable[] =>
 export class HearthClient {
   readonly #rpc: RpcClient<HearthMethods, HearthStreams>;
 
-  constructor(endpoint: Endpoint) {
+  /** `sandboxHost`: the port of the page's sandbox host, handed to the runtime for the shell. */
+  constructor(endpoint: Endpoint, options: { sandboxHost?: MessagePort } = {}) {
     this.#rpc = new RpcClient(endpoint);
+    const port = options.sandboxHost;
+    if (port) void this.#rpc.call('workspace.attachSandboxHost', { port }, { transfer: [port] });
   }
 
   readonly sessions = {
@@ -54,8 +57,6 @@ export class HearthClient {
       ),
     /** Zips the visible files: progress items, then one `done` with the archive. */
     export: (sessionId: string, runId?: RunId) => this.#rpc.stream('workspace.export', { sessionId, runId }),
-    /** The service worker took control: retire shell workers started before it (see protocol.ts). */
-    renewShell: () => this.#rpc.call('workspace.renewShell', undefined),
     /** Runs a command with the agent's shell: progress items (first Python call), then `done`. */
     shell: (sessionId: string, command: string, workdir?: string) =>
       this.#rpc.stream('workspace.shell', { sessionId, command, workdir }),

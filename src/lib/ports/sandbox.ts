@@ -16,6 +16,11 @@ export interface SandboxChange {
 }
 
 export interface ShellRequest {
+  /**
+   * The workspace the call belongs to (its store key): a sandbox serves one workspace only, so no
+   * state a program leaves behind reaches another one.
+   */
+  workspace: string;
   command: string;
   /** Absolute shell path of the working directory (`/`, `/work`). */
   workdir: string;
@@ -47,13 +52,13 @@ export interface ShellRun {
   changes: SandboxChange[];
 }
 
-/** Runs shell commands in a sandbox worker (DESIGN.md Threads): no network, no storage handles. */
+/**
+ * Runs shell commands in a sandbox (docs/architecture.md, "The boundary"): no network, no storage,
+ * and nothing shared between workspaces.
+ */
 export interface Sandbox {
-  /**
-   * The service worker has just taken control: workers started from now on have their
-   * cross-origin script requests refused, so retire the ones started before.
-   */
-  renew?(): void;
+  /** The workspace's run ended: whatever served it ends too (a later call starts fresh). */
+  release?(workspace: string): void;
   run(
     request: ShellRequest,
     options: {

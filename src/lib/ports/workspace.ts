@@ -46,6 +46,8 @@ export interface AppendOutcome {
  * Writes create missing parent directories. No method throws: failures are values.
  */
 export interface Workspace {
+  /** The store key it was opened with, normalized (`sessions/<sessionId>`). */
+  readonly key: string;
   stat(path: WorkspacePath): Promise<Result<FileStat | null, WorkspaceError>>;
   read(path: WorkspacePath): Promise<Result<Uint8Array, WorkspaceError>>;
   write(

@@ -389,6 +389,8 @@ export class ChatService {
       } catch (e) {
         await this.#finalize(recorder, { kind: 'failed', error: toError(e), commits: 0 });
       } finally {
+        // Whatever the run's shell left in its sandbox ends with the run.
+        this.deps.sandbox?.release?.(chatRunWorkspaceKey(chatId, run.id));
         this.#active.delete(run.id);
         unsubscribe();
         queue.close();

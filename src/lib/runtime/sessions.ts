@@ -447,6 +447,8 @@ export class SessionService {
       } catch (e) {
         await this.#finalize(recorder, { kind: 'failed', error: toError(e) }, guidance);
       } finally {
+        // Whatever the run's shell left in its sandbox ends with the run.
+        this.deps.sandbox?.release?.(workspace.key);
         this.#active.delete(run.id);
         unsubscribe();
         queue.close();

@@ -41,6 +41,8 @@ export interface RuntimeOptions {
   storage?: StorageManager;
   /** Runs `workspace_shell` calls (sandbox workers in the browser). */
   sandbox?: Sandbox;
+  /** Takes the page's sandbox host, which the browser's `sandbox` starts its workers through. */
+  attachSandboxHost?: (port: MessagePort) => void;
 }
 
 /** Everything the worker's handlers share: stores, gateways and the runtime services. */

@@ -71,10 +71,10 @@ export type WorkspaceMethods = {
   'workspace.list': (p: { sessionId: string; dir?: string }) => WorkspaceItem[];
   'workspace.read': (p: { sessionId: string; path: string }) => WorkspaceFile;
   /**
-   * The service worker took control of the page: shell workers started from now on are covered by
-   * its network guard (static/sw-guard.js), so the runtime retires the ones started before.
+   * The page's sandbox host (`client/sandbox-host.ts`), through which the runtime starts the
+   * shell's sandbox workers. Sent once, when the page starts the runtime.
    */
-  'workspace.renewShell': (p: void) => null;
+  'workspace.attachSandboxHost': (p: { port: MessagePort }) => null;
   /** Adds files under `dir` (a writable root); a taken name gets ` (2)`. Returns the paths written. */
   'workspace.upload': (p: {
     sessionId: string;

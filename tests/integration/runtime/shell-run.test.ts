@@ -1,3 +1,4 @@
+import { pythonEngine } from '../../support/engine-files';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PyodideInterface } from 'pyodide';
 import { loadPython, pythonCommands } from '$lib/adapters/sandbox/engines/python';
@@ -17,7 +18,7 @@ import { scriptedGateway } from '../../support/scripted-gateway';
  */
 let pyodide: Promise<PyodideInterface>;
 beforeAll(() => {
-  pyodide = loadPython({});
+  pyodide = pythonEngine().then(loadPython);
   return pyodide.then(() => undefined);
 }, 60_000);
 
@@ -44,8 +45,10 @@ describe('a Session run with the shell', () => {
       call('c6', 'workspace_apply_patch', { path: 'work/report.md', old_string: 'Total', new_string: 'Sum' }),
       { text: 'The report says Sum: 8.' },
     ]);
+    const released: string[] = [];
+    const sandbox = inProcessSandbox(pythonCommands(() => pyodide, { maxOutputChars: 100_000 }));
     const h = runtimeHarness(model.gateway, {
-      sandbox: inProcessSandbox(pythonCommands(() => pyodide, { maxOutputChars: 100_000 })),
+      sandbox: { ...sandbox, release: (workspace) => void released.push(workspace) },
     });
     await h.ready;
     const session = await h.service.create();
@@ -80,5 +83,7 @@ describe('a Session run with the shell', () => {
     );
     expect(checkpoint).toBeDefined();
     expect(events.at(-1)?.type).toBe('run_completed');
+    // The run's sandbox ends with it: nothing it left reaches the session's next run.
+    expect(released).toEqual([sessionWorkspaceKey(session.id)]);
   });
 });

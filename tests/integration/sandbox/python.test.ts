@@ -1,3 +1,4 @@
+import { pythonEngine } from '../../support/engine-files';
 import { Bash } from 'just-bash/browser';
 import type { PyodideInterface } from 'pyodide';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -11,7 +12,7 @@ const text = (s: string) => new TextEncoder().encode(s);
 
 let pyodide: PyodideInterface;
 beforeAll(async () => {
-  pyodide = await loadPython({});
+  pyodide = await loadPython(await pythonEngine());
 }, 60_000);
 
 /** A Session's shell (/work and /tmp writable, /skills and /tool-results read-only) with Python. */
@@ -384,7 +385,7 @@ describe('no bridges out', () => {
     );
   });
 
-  it('any JS object still reaches the realm: what the worker deletes from it is what Python cannot use', async () => {
+  it('without a policy (Node) any JS object reaches the realm: in the sandbox, its policy refuses this route', async () => {
     const { run } = shell();
     const probe = `python -c "from pyodide.ffi import to_js; print(to_js([]).constructor.constructor('return typeof hearthProbe')())"`;
     const global = globalThis as { hearthProbe?: string };
@@ -400,7 +401,7 @@ describe('no bridges out', () => {
 
 describe('a crashed runtime', () => {
   it('a JS exception raised through ctypes kills the instance: the call says so and the instance is unusable', async () => {
-    const own = await loadPython({});
+    const own = await loadPython(await pythonEngine());
     vi.spyOn(console, 'error').mockImplementation(() => {}); // Pyodide's own fatal-error report
     const fs = new SandboxFs(shellMounts(sessionRoots()), []);
     const bash = new Bash({

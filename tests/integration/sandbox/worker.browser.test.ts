@@ -1,6 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import SandboxWorker from '$lib/adapters/sandbox/sandbox.worker?worker';
+import { FetchedEngines } from '$lib/adapters/sandbox/engine-files';
+import { SandboxHost, type SandboxSpawner } from '$lib/adapters/sandbox/sandbox-host';
 import { WorkerSandbox } from '$lib/adapters/sandbox/worker-sandbox';
+import { startSandboxHost } from '$lib/client/sandbox-host';
 import { shellMounts } from '$lib/domain/shell-mounts';
 import { sessionRoots } from '$lib/domain/workspace-roots';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
@@ -8,17 +10,20 @@ import type { EngineProgress } from '$lib/domain/run-update';
 import type { SandboxFile, ShellRun } from '$lib/ports/sandbox';
 
 /**
- * The real sandbox worker in Chromium: the engines load from the dev server as in the app, the
- * lockdown runs, and timeouts and Stop end calls with terminate().
+ * The real sandbox in Chromium: workers started by the page's sandbox host in its no-network
+ * frame, the engines' files from the dev server as in the app, and timeouts and Stop ending
+ * calls with terminate().
  */
-const spawned: Worker[] = [];
-const spawn = () => {
-  const worker = new SandboxWorker();
-  spawned.push(worker);
-  return worker;
+const host = new SandboxHost(Promise.resolve(startSandboxHost(document)));
+const engines = new FetchedEngines();
+/** The host, counting the workers it starts. */
+const counted = () => {
+  const spawner = { started: 0, spawn: () => (spawner.started++, host.spawn()) };
+  return spawner satisfies SandboxSpawner;
 };
-const sandbox = new WorkerSandbox(spawn, { timeoutMs: 20_000 });
-afterAll(() => spawned.forEach((w) => w.terminate()));
+const sandbox = new WorkerSandbox(host, engines, { timeoutMs: 20_000 });
+const workspaces = new Set<string>();
+afterAll(() => workspaces.forEach((w) => sandbox.release(w)));
 
 const encode = (text: string) => new TextEncoder().encode(text);
 const file = (path: string, text: string): SandboxFile => ({
@@ -32,11 +37,21 @@ async function run(
     files?: SandboxFile[];
     signal?: AbortSignal;
     on?: WorkerSandbox;
+    workspace?: string;
     progress?: EngineProgress[];
   } = {},
 ): Promise<ShellRun> {
+  const workspace = options.workspace ?? 'sessions/a';
+  workspaces.add(workspace);
   return (options.on ?? sandbox).run(
-    { command, workdir: '/', mounts: shellMounts(sessionRoots()), files: options.files ?? [], builtins: [] },
+    {
+      workspace,
+      command,
+      workdir: '/',
+      mounts: shellMounts(sessionRoots()),
+      files: options.files ?? [],
+      builtins: [],
+    },
     { signal: options.signal ?? new AbortController().signal, onProgress: (p) => options.progress?.push(p) },
   );
 }
@@ -67,7 +82,7 @@ describe('the sandbox worker', () => {
   });
 
   it(
-    'leaves user code no network, storage or channel: from JavaScript and from Python',
+    "gives user code nothing of the worker's realm: JavaScript has no host globals, Python's routes are refused",
     { timeout: 60_000 },
     async () => {
       const js = await run(
@@ -75,16 +90,12 @@ describe('the sandbox worker', () => {
       );
       expect(exited(js).stdout).toBe('undefined,undefined,undefined,undefined,undefined\n');
 
-      const probe = [
-        // Any JS object leads to the realm's Function constructor: what can code there reach?
-        'from pyodide.ffi import to_js',
-        'run_js = lambda code: to_js([]).constructor.constructor(code)()',
-        "names = ['fetch','XMLHttpRequest','WebSocket','EventSource','importScripts','indexedDB','caches','Worker','BroadcastChannel','postMessage']",
-        "print(run_js('return ' + repr(names) + '.filter(n => n in self).join()') or 'none')",
-        "print(run_js('return String(self.navigator.storage)'))",
-      ].join('\n');
-      const py = await run(`python3 - <<'EOF'\n${probe}\nEOF`);
-      expect(exited(py)).toMatchObject({ exitCode: 0, stdout: 'none\nundefined\n' });
+      // Any JS object leads to the realm's Function constructor, which the sandbox's policy refuses.
+      const ffi = await run(
+        `python3 -c "from pyodide.ffi import to_js; to_js([]).constructor.constructor('return globalThis')()"`,
+      );
+      expect(exited(ffi).exitCode).toBe(1);
+      expect(exited(ffi).stderr).toContain('EvalError');
 
       const bridge = await run('python3 -c "import js; js.fetch"');
       expect(exited(bridge).exitCode).toBe(1);
@@ -98,7 +109,7 @@ describe('the sandbox worker', () => {
   );
 
   it('ends a runaway Python loop at the deadline and replaces the worker', { timeout: 90_000 }, async () => {
-    const short = new WorkerSandbox(spawn, { timeoutMs: 3_000 });
+    const short = new WorkerSandbox(host, engines, { timeoutMs: 3_000 });
     await run('python3 -c "print(1)"', { on: short });
     const r = await run('echo kept > /work/before.txt; python3 -c "while True: pass"', { on: short });
     expect(r.outcome).toEqual({ kind: 'timeout' });
@@ -112,7 +123,7 @@ describe('the sandbox worker', () => {
     'survives a Python memory bomb: MemoryError or the deadline, then a fresh start',
     { timeout: 90_000 },
     async () => {
-      const short = new WorkerSandbox(spawn, { timeoutMs: 5_000 });
+      const short = new WorkerSandbox(host, engines, { timeoutMs: 5_000 });
       const huge = await run('python3 -c "b = bytearray(2**31 - 1)"', { on: short });
       expect(exited(huge).exitCode).toBe(1);
       expect(exited(huge).stderr).toContain('MemoryError');
@@ -133,21 +144,35 @@ describe('the sandbox worker', () => {
   });
 
   it(
-    'renew() retires the workers started before it: idle ones now, busy ones when their call ends',
-    { timeout: 60_000 },
+    'a worker serves one workspace: another workspace gets its own, release ends it, Python that touched the realm ends it',
+    { timeout: 90_000 },
     async () => {
-      let started = 0;
-      const counted = new WorkerSandbox(() => (started++, spawn()));
-      await run('echo warm', { on: counted });
-      expect(started).toBe(1);
-      await run('echo reused', { on: counted });
-      expect(started).toBe(1);
+      const spawner = counted();
+      const own = new WorkerSandbox(spawner, engines);
+      await run('echo warm', { on: own, workspace: 'sessions/one' });
+      await run('echo reused', { on: own, workspace: 'sessions/one' });
+      expect(spawner.started).toBe(1);
 
-      const busy = run('sleep 1; echo busy', { on: counted });
-      counted.renew();
-      expect(exited(await busy).stdout).toBe('busy\n');
-      expect(exited(await run('echo fresh', { on: counted })).stdout).toBe('fresh\n');
-      expect(started).toBe(2);
+      await run('echo other', { on: own, workspace: 'sessions/two' });
+      expect(spawner.started).toBe(2);
+
+      own.release('sessions/one');
+      await run('echo again', { on: own, workspace: 'sessions/one' });
+      expect(spawner.started).toBe(3);
+
+      // A plain program keeps its worker warm; one that leaves work behind in the realm does not.
+      await run('python3 -c "print(1)"', { on: own, workspace: 'sessions/one' });
+      await run('python3 -c "print(2)"', { on: own, workspace: 'sessions/one' });
+      expect(spawner.started).toBe(3);
+      const touched = await run(
+        `python3 -c "from pyodide.ffi import create_proxy; import pyodide_js; pyodide_js.setInterrupt = 1"`,
+        { on: own, workspace: 'sessions/one' },
+      );
+      expect(exited(touched).exitCode).toBe(0);
+      await run('echo fresh', { on: own, workspace: 'sessions/one' });
+      expect(spawner.started).toBe(4);
+      own.release('sessions/one');
+      own.release('sessions/two');
     },
   );
 
@@ -155,6 +180,7 @@ describe('the sandbox worker', () => {
     const asked: unknown[] = [];
     const r = await sandbox.run(
       {
+        workspace: 'sessions/a',
         command: `builtin.dice.roll '{"formula":"2d6"}' | tr a-z A-Z`,
         workdir: '/',
         mounts: shellMounts(sessionRoots()),

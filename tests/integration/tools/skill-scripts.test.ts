@@ -1,3 +1,4 @@
+import { pythonEngine } from '../../support/engine-files';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ const quickJs = WebAssembly.compile(
 );
 let pyodide: Promise<PyodideInterface>;
 beforeAll(() => {
-  pyodide = loadPython({});
+  pyodide = pythonEngine().then(loadPython);
   return pyodide.then(() => undefined);
 }, 60_000);
 

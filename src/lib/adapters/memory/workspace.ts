@@ -38,7 +38,7 @@ const byPath = (a: WorkspaceEntry, b: WorkspaceEntry) => (a.path < b.path ? -1 :
 
 class MemoryWorkspace implements Workspace {
   constructor(
-    private readonly key: string,
+    readonly key: string,
     private readonly tree: Tree,
     private readonly mutex: KeyedMutex,
   ) {}

@@ -100,7 +100,7 @@ const split = (path: WorkspacePath) => {
 
 class OpfsWorkspace implements Workspace {
   constructor(
-    private readonly key: string,
+    readonly key: string,
     private readonly root: Dir,
   ) {}
 

@@ -3,7 +3,7 @@ import type { PyodideInterface } from 'pyodide';
 import { SHELL_OUTPUT_CHARS, SHELL_TIMEOUT_MS } from '$lib/ports/sandbox';
 import { javascriptCommands } from './engines/javascript';
 import { jqCommand, type JqWeb } from './engines/jq';
-import { pythonCommands } from './engines/python';
+import { pythonCommands, type PythonOptions } from './engines/python';
 
 export interface EngineLoaders {
   jq: () => Promise<JqWeb>;
@@ -14,8 +14,12 @@ export interface EngineLoaders {
 /**
  * The engines as shell commands: `jq`, `python`/`python3`, `js`/`node`/`deno`. They block the
  * worker while they run, so each first awaits `flush` (which sends the call's changes so far).
+ * `watch` runs each Python program (the one engine that can reach the worker's realm).
  */
-export function engineCommands(load: EngineLoaders, flush: () => Promise<void>): Command[] {
+export function engineCommands(
+  load: EngineLoaders,
+  { flush, watch }: { flush: () => Promise<void>; watch?: PythonOptions['watch'] },
+): Command[] {
   const flushFirst = (command: Command): Command => ({
     ...command,
     execute: async (args, ctx) => {
@@ -25,7 +29,7 @@ export function engineCommands(load: EngineLoaders, flush: () => Promise<void>):
   });
   return [
     jqCommand(load.jq),
-    ...pythonCommands(load.python, { maxOutputChars: SHELL_OUTPUT_CHARS }),
+    ...pythonCommands(load.python, { maxOutputChars: SHELL_OUTPUT_CHARS, watch }),
     ...javascriptCommands(load.quickJs, {
       memoryBytes: 64 * 1024 * 1024,
       deadlineMs: SHELL_TIMEOUT_MS - 2_000,

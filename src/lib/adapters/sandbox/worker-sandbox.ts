@@ -8,125 +8,267 @@ import {
   type ShellRequest,
   type ShellRun,
 } from '$lib/ports/sandbox';
-import type { FromSandbox, ToSandbox } from './protocol';
+import type { EngineSource } from './engine-files';
+import { readFromSandbox, type EngineName, type FromSandbox, type ToSandbox } from './protocol';
+import type { SandboxProcess, SandboxSpawner } from './sandbox-host';
 
-/** Sandbox workers kept alive at once; each holds its own warm Python (about 200 MB). */
+/** Sandbox workers alive at once; each may hold its own warm Python (about 200 MB). */
 const MAX_WORKERS = 2;
+/** An engine's first load in a worker (Python: download and start) does not count against a call. */
+const ENGINE_LOAD_MS = 120_000;
+/** A worker nobody used for this long ends (the Shell panel keeps one warm between commands). */
+const IDLE_MS = 5 * 60_000;
+
+type RunOptions = Parameters<Sandbox['run']>[1];
+
+/** A started sandbox worker, booted and checked. */
+interface Booted {
+  process: SandboxProcess;
+  /** Engines this worker was sent already: asking again never pauses a call's budget. */
+  delivered: Set<EngineName>;
+  /** The call in progress, which receives the worker's messages. */
+  call: ActiveCall | null;
+}
+
+interface ActiveCall {
+  receive(message: FromSandbox): void;
+  /** The worker loads an engine for the first time: the budget waits (up to its own limit). */
+  loading(engine: EngineName): void;
+  progress?: (progress: EngineProgress) => void;
+  fail(message: string): void;
+}
+
+/** One workspace's worker: its calls run one after another, never beside another workspace's. */
+interface Slot {
+  workspace: string;
+  worker: Promise<Booted | { unprotected: string }> | null;
+  queue: Promise<unknown>;
+  busy: boolean;
+  /** Released while a call ran: end the worker when it ends. */
+  released: boolean;
+  idle?: ReturnType<typeof setTimeout>;
+}
 
 /**
- * The Sandbox port over sandbox workers. A call that runs past its time or is stopped ends with
- * `terminate()` (no cross-origin isolation needed) and its worker is replaced by a fresh one.
- * The budget does not count an engine's first download, which reports progress instead.
+ * The Sandbox port over sandbox workers that the page's sandbox host starts (docs/architecture.md,
+ * "The boundary"). A worker serves one workspace only and ends when that workspace's run ends
+ * (`release`), after a while unused, or after a call that reached its realm. A call that runs past
+ * its time or is stopped ends the worker; the next call gets a fresh one.
  */
 export class WorkerSandbox implements Sandbox {
-  readonly #spawn: () => Worker;
+  readonly #host: SandboxSpawner;
+  readonly #engines: EngineSource;
   readonly #timeoutMs: number;
-  readonly #idle: Worker[] = [];
-  readonly #running = new Set<Worker>();
-  /** Workers started before the last `renew()`; they end instead of being reused. */
-  readonly #stale = new WeakSet<Worker>();
-  #busy = 0;
+  readonly #slots = new Map<string, Slot>();
   #waiting: (() => void)[] = [];
   #nextId = 1;
 
-  constructor(spawn: () => Worker, options: { timeoutMs?: number } = {}) {
-    this.#spawn = spawn;
+  constructor(host: SandboxSpawner, engines: EngineSource, options: { timeoutMs?: number } = {}) {
+    this.#host = host;
+    this.#engines = engines;
     this.#timeoutMs = options.timeoutMs ?? SHELL_TIMEOUT_MS;
   }
 
-  async run(
-    request: ShellRequest,
-    options: {
-      signal: AbortSignal;
-      onProgress?: (progress: EngineProgress) => void;
-      callBuiltin?: CallBuiltin;
-    },
-  ): Promise<ShellRun> {
-    const { signal } = options;
-    if (signal.aborted) return { outcome: { kind: 'cancelled' }, changes: [] };
-    const worker = await this.#acquire();
-    if (signal.aborted) {
-      this.#release(worker, false);
-      return { outcome: { kind: 'cancelled' }, changes: [] };
+  run(request: ShellRequest, options: RunOptions): Promise<ShellRun> {
+    const slot = this.#slot(request.workspace);
+    const turn = slot.queue.then(() => this.#runInSlot(slot, request, options));
+    slot.queue = turn.catch(() => {});
+    return turn;
+  }
+
+  release(workspace: string): void {
+    const slot = this.#slots.get(workspace);
+    if (!slot) return;
+    if (slot.busy) slot.released = true;
+    else this.#end(slot);
+  }
+
+  #slot(workspace: string): Slot {
+    let slot = this.#slots.get(workspace);
+    if (!slot) {
+      slot = { workspace, worker: null, queue: Promise.resolve(), busy: false, released: false };
+      this.#slots.set(workspace, slot);
     }
-    const id = this.#nextId++;
-    return new Promise<ShellRun>((resolve) => {
-      let changes: SandboxChange[] = [];
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const startBudget = () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => finish({ kind: 'timeout' }, true), this.#timeoutMs);
+    return slot;
+  }
+
+  async #runInSlot(slot: Slot, request: ShellRequest, options: RunOptions): Promise<ShellRun> {
+    const cancelled: ShellRun = { outcome: { kind: 'cancelled' }, changes: [] };
+    if (options.signal.aborted) return cancelled;
+    clearTimeout(slot.idle);
+    slot.busy = true;
+    slot.released = false;
+    try {
+      if (!slot.worker) {
+        await this.#room(slot);
+        slot.worker = this.#boot();
+      }
+      const worker = await slot.worker;
+      if ('unprotected' in worker) {
+        slot.worker = null;
+        return { outcome: { kind: 'failed', message: unprotectedMessage(worker.unprotected) }, changes: [] };
+      }
+      if (options.signal.aborted) return cancelled;
+      const { run, end } = await this.#call(worker, request, options);
+      if (end) this.#stop(slot);
+      return run;
+    } catch (e) {
+      this.#stop(slot);
+      return {
+        outcome: {
+          kind: 'failed',
+          message: `The sandbox did not start: ${e instanceof Error ? e.message : e}`,
+        },
+        changes: [],
       };
-      const onAbort = () => finish({ kind: 'cancelled' }, true);
-      const onMessage = (event: MessageEvent<FromSandbox>) => {
-        const message = event.data;
-        if (message.id !== id) return;
-        if (message.type === 'builtin') {
-          const answer = (text: string, isError: boolean) =>
-            worker.postMessage({
-              type: 'builtin-result',
-              id,
-              requestId: message.requestId,
-              text,
-              isError,
-            } satisfies ToSandbox);
-          if (!options.callBuiltin) answer('Builtins are not available here.', true);
-          else
-            options.callBuiltin(message.name, message.args).then(
-              (r) => answer(r.text, r.isError),
-              (e: unknown) => answer(e instanceof Error ? e.message : String(e), true),
-            );
-        } else if (message.type === 'progress') {
-          if (message.progress.done) startBudget();
-          else clearTimeout(timer);
-          options.onProgress?.(message.progress);
-        } else if (message.type === 'changes') {
-          changes = message.changes;
-        } else {
-          changes = message.changes;
-          finish(message.outcome, message.retire);
-        }
+    } finally {
+      slot.busy = false;
+      if (slot.released) this.#end(slot);
+      else if (slot.worker) slot.idle = setTimeout(() => this.#end(slot), IDLE_MS);
+      this.#waiting.shift()?.();
+    }
+  }
+
+  /** Waits until a worker may start: ends an idle worker of another workspace when all are taken. */
+  async #room(slot: Slot): Promise<void> {
+    for (;;) {
+      const live = [...this.#slots.values()].filter((s) => s.worker !== null && s !== slot);
+      if (live.length < MAX_WORKERS) return;
+      const idle = live.find((s) => !s.busy);
+      if (idle) return this.#stop(idle);
+      await new Promise<void>((wake) => this.#waiting.push(wake));
+    }
+  }
+
+  /** Ends the slot's worker; the slot stays for calls already queued on it. */
+  #stop(slot: Slot): void {
+    clearTimeout(slot.idle);
+    const worker = slot.worker;
+    slot.worker = null;
+    void worker?.then(
+      (w) => 'process' in w && w.process.terminate(),
+      () => {},
+    );
+  }
+
+  #end(slot: Slot): void {
+    this.#stop(slot);
+    if (!slot.busy) this.#slots.delete(slot.workspace);
+  }
+
+  async #boot(): Promise<Booted | { unprotected: string }> {
+    const [process, bundle] = await Promise.all([this.#host.spawn(), this.#engines.bundle()]);
+    const booted: Booted = { process, delivered: new Set(), call: null };
+    return new Promise((resolve, reject) => {
+      void process.crashed.then((reason) => reject(new Error(reason)));
+      process.port.onmessage = ({ data }: MessageEvent) => {
+        const message = readFromSandbox(data);
+        if (message?.type === 'ready') resolve(booted);
+        else if (message?.type === 'unprotected') {
+          process.terminate();
+          resolve({ unprotected: message.reason });
+        } else if (message?.type === 'need') void this.#deliver(booted, message.engine);
+        else if (message) booted.call?.receive(message);
       };
-      const onError = (event: ErrorEvent) => {
-        event.preventDefault();
-        finish({ kind: 'failed', message: event.message || 'The sandbox worker crashed.' }, true);
-      };
-      const finish = (outcome: ShellOutcome, kill: boolean) => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        worker.removeEventListener('message', onMessage);
-        worker.removeEventListener('error', onError);
-        this.#release(worker, kill);
-        resolve({ outcome, changes });
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      worker.addEventListener('message', onMessage);
-      worker.addEventListener('error', onError);
-      startBudget();
-      const message: ToSandbox = { type: 'run', id, request };
-      worker.postMessage(message);
+      process.port.postMessage({ type: 'boot', bundle } satisfies ToSandbox);
     });
   }
 
-  renew(): void {
-    for (const worker of this.#idle.splice(0)) worker.terminate();
-    for (const worker of this.#running) this.#stale.add(worker);
+  async #deliver(worker: Booted, engine: EngineName): Promise<void> {
+    const first = !worker.delivered.has(engine);
+    worker.delivered.add(engine);
+    const call = worker.call;
+    if (first) call?.loading(engine);
+    try {
+      const files = await this.#engines.files(engine, first ? call?.progress : undefined);
+      worker.process.port.postMessage({ type: 'engine', engine, files } as ToSandbox);
+    } catch (e) {
+      worker.delivered.delete(engine);
+      call?.fail(`Could not load ${engine}: ${e instanceof Error ? e.message : e}`);
+    }
   }
 
-  async #acquire(): Promise<Worker> {
-    while (this.#busy >= MAX_WORKERS) await new Promise<void>((wake) => this.#waiting.push(wake));
-    this.#busy++;
-    const worker = this.#idle.pop() ?? this.#spawn();
-    this.#running.add(worker);
-    return worker;
-  }
+  /** One call on a booted worker; `end` says the worker must not be used again. */
+  #call(
+    worker: Booted,
+    request: ShellRequest,
+    options: RunOptions,
+  ): Promise<{ run: ShellRun; end: boolean }> {
+    const { signal } = options;
+    const id = this.#nextId++;
+    const loading = new Set<EngineName>();
+    return new Promise((resolve) => {
+      let changes: SandboxChange[] = [];
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let settled = false;
+      const budget = (ms: number, outcome: ShellOutcome) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => finish(outcome, true), ms);
+      };
+      const startBudget = () => budget(this.#timeoutMs, { kind: 'timeout' });
+      const onAbort = () => finish({ kind: 'cancelled' }, true);
+      const finish = (outcome: ShellOutcome, end: boolean) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        worker.call = null;
+        resolve({ run: { outcome, changes }, end });
+      };
+      const answer = (requestId: number, text: string, isError: boolean) =>
+        worker.process.port.postMessage({
+          type: 'builtin-result',
+          id,
+          requestId,
+          text,
+          isError,
+        } satisfies ToSandbox);
+      const builtin = (message: Extract<FromSandbox, { type: 'builtin' }>) => {
+        const call: CallBuiltin | undefined = request.builtins.includes(message.name)
+          ? options.callBuiltin
+          : undefined;
+        if (!call) return answer(message.requestId, `builtin.${message.name} is not available here.`, true);
+        call(message.name, message.args).then(
+          (r) => answer(message.requestId, r.text, r.isError),
+          (e: unknown) => answer(message.requestId, e instanceof Error ? e.message : String(e), true),
+        );
+      };
 
-  /** A worker is reused unless it was ended (`kill`) or started before the last `renew()`. */
-  #release(worker: Worker, kill: boolean): void {
-    this.#busy--;
-    this.#running.delete(worker);
-    if (kill || this.#stale.has(worker)) worker.terminate();
-    else this.#idle.push(worker);
-    this.#waiting.shift()?.();
+      worker.call = {
+        progress: options.onProgress,
+        loading(engine) {
+          loading.add(engine);
+          if (engine === 'python') options.onProgress?.(PYTHON_STARTING);
+          budget(ENGINE_LOAD_MS, { kind: 'failed', message: `${engine} did not start in time.` });
+        },
+        fail: (message) => finish({ kind: 'failed', message }, true),
+        receive(message) {
+          if (message.type === 'loaded') {
+            if (!loading.delete(message.engine)) return;
+            if (message.engine === 'python') options.onProgress?.({ ...PYTHON_STARTING, done: true });
+            if (loading.size === 0) startBudget();
+          } else if (!('id' in message) || message.id !== id) {
+            return;
+          } else if (message.type === 'builtin') {
+            builtin(message);
+          } else if (message.type === 'changes') {
+            changes = message.changes;
+          } else if (message.type === 'done') {
+            changes = message.changes;
+            finish(message.outcome, message.retire);
+          }
+        },
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      void worker.process.crashed.then((reason) => finish({ kind: 'failed', message: reason }, true));
+      startBudget();
+      worker.process.port.postMessage({ type: 'run', id, request } satisfies ToSandbox);
+    });
   }
 }
+
+const PYTHON_STARTING: EngineProgress = { engine: 'python', loadedBytes: 0, totalBytes: 0, done: false };
+
+const unprotectedMessage = (reason: string) =>
+  `The shell cannot run in this browser: its sandbox is not isolated (${reason}). ` +
+  'Use a current Chromium, Firefox or Safari, opened over HTTPS or from localhost.';

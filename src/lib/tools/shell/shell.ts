@@ -47,6 +47,7 @@ async function runShellTool(input: Input, ctx: ToolContext): Promise<ToolOutcome
 
   const run = await ctx.sandbox.run(
     {
+      workspace: ctx.workspace.key,
       command: input.command,
       workdir: normalizeShellPath(input.workdir ?? '/'),
       mounts,

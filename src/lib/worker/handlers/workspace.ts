@@ -89,8 +89,8 @@ export function workspaceHandlers(ctx: RuntimeContext): Handlers<WorkspaceMethod
         return new Transfer({ path, bytes, sha256: await sha256Hex(bytes) }, [bytes.buffer as ArrayBuffer]);
       },
 
-      async 'workspace.renewShell'() {
-        ctx.options.sandbox?.renew?.();
+      async 'workspace.attachSandboxHost'({ port }) {
+        ctx.options.attachSandboxHost?.(port);
         return null;
       },
 

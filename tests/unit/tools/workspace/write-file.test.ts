@@ -293,6 +293,7 @@ describe('mode and paths', () => {
 function raceBeforeWrite(ws: Workspace, interfere: (ws: Workspace) => Promise<unknown>): Workspace {
   let done = false;
   return {
+    key: ws.key,
     stat: (p) => ws.stat(p),
     read: (p) => ws.read(p),
     append: (p, d) => ws.append(p, d),

@@ -1,5 +1,4 @@
 import quickjsVariant from '@jitl/quickjs-wasmfile-release-sync';
-import quickjsWasmUrl from '@jitl/quickjs-wasmfile-release-sync/wasm?url';
 import { defineCommand, type Command, type ExecResult, type ResolvedCommandContext } from 'just-bash/browser';
 import {
   newQuickJSWASMModuleFromVariant,
@@ -41,16 +40,9 @@ const STACK_BYTES = 256 * 1024;
 /** The instance's memory cap in pages: the base plus the program's allowance. */
 const maxPages = (memoryBytes: number) => (BASE_WASM_BYTES + memoryBytes) / PAGE_BYTES;
 
-/**
- * Fetches and compiles the QuickJS wasm: the one step that needs the network (run it inside
- * the worker's network window, once). Each call instantiates it afresh (about 4 ms).
- */
-export async function loadQuickJs(): Promise<WebAssembly.Module> {
-  const wasm = await WebAssembly.compile(await (await fetch(quickjsWasmUrl)).arrayBuffer());
-  // Instantiating once now also loads the engine's JS chunks while the network is there.
-  await instantiate(wasm, 0);
-  return wasm;
-}
+/** Compiles the QuickJS wasm once per sandbox; each call instantiates it afresh (about 4 ms). */
+export const loadQuickJs = (wasm: Uint8Array): Promise<WebAssembly.Module> =>
+  WebAssembly.compile(wasm as Uint8Array<ArrayBuffer>);
 
 /**
  * A QuickJS instance for one call, with its own WebAssembly memory capped at `memoryBytes` over

@@ -1,4 +1,5 @@
 import { defineCommand, type Command, type ResolvedCommandContext } from 'just-bash/browser';
+import { importSource } from '../import-source';
 
 /**
  * `jq` for the sandbox shell: real jq 1.7 (jq-web's Emscripten build), one fresh wasm instance
@@ -47,7 +48,7 @@ export function jqCommand(load: () => Promise<JqWeb>): Command {
   let engine: Promise<{ factory: JqFactory; wasm: WebAssembly.Module }> | undefined;
   const ready = () =>
     (engine ??= load()
-      .then(({ script, wasm }) => ({ factory: jqFactory(script), wasm }))
+      .then(async ({ script, wasm }) => ({ factory: await jqFactory(script), wasm }))
       .catch((e: unknown) => {
         engine = undefined;
         throw e;
@@ -74,9 +75,14 @@ export function jqCommand(load: () => Promise<JqWeb>): Command {
  * jq.js hides its Emscripten factory: as CommonJS it exports only the promise of an instance it
  * starts itself. Run as an AMD module, it hands `define` a getter for the factory; we take it and
  * stop the script there, before that instance starts. `process` is shadowed so Emscripten takes
- * its browser path in Node as well (no `require('fs')`; the wasm comes from instantiateWasm).
+ * its browser path in Node as well (no `require('fs')`; the wasm comes from instantiateWasm). The
+ * script runs as the body of a function in a module (the sandbox refuses `new Function`).
  */
-export function jqFactory<F = JqFactory>(script: string): F {
+export async function jqFactory<F = JqFactory>(script: string): Promise<F> {
+  type Script = (module: undefined, exports: undefined, define: unknown, process: undefined) => void;
+  const { default: run } = await importSource<{ default: Script }>(
+    `export default function (module, exports, define, process) {\n${script}\n}`,
+  );
   const stop = new Error('jq.js stopped after define()');
   let factory: F | undefined;
   const define = (_deps: unknown, get: () => F) => {
@@ -84,12 +90,7 @@ export function jqFactory<F = JqFactory>(script: string): F {
     throw stop;
   };
   try {
-    new Function('module', 'exports', 'define', 'process', script)(
-      undefined,
-      undefined,
-      Object.assign(define, { amd: true }),
-      undefined,
-    );
+    run(undefined, undefined, Object.assign(define, { amd: true }), undefined);
   } catch (e) {
     if (e !== stop) throw e;
   }

@@ -1,6 +1,8 @@
 import { defineCommand, type Command, type ExecResult, type IFileSystem } from 'just-bash/browser';
 import { loadPyodide, type PyodideInterface } from 'pyodide';
 import { workspaceDirs } from '$lib/domain/shell-mounts';
+import { importSource } from '../import-source';
+import type { EngineFiles } from '../protocol';
 import { sameBytes, SandboxFs } from '../sandbox-fs';
 
 /**
@@ -183,18 +185,62 @@ gc.collect()
 gc.freeze()
 `;
 
+type PyodideOptions = NonNullable<Parameters<typeof loadPyodide>[0]>;
+
+/** Pyodide as the sandbox has it: its module (from `pyodide.asm.mjs`) and its files as bytes. */
+export interface PythonEngine {
+  createModule: NonNullable<PyodideOptions['createPyodideModule']>;
+  wasm: Uint8Array;
+  stdlib: Uint8Array;
+  lock: Uint8Array;
+  /**
+   * Node only: the folder of Pyodide's files, which its loader reads from disk there (it fetches
+   * only in browsers). Elsewhere the default names files that only `wasm` and `stdlib` answer for.
+   */
+  indexURL?: string;
+}
+
+/** Pyodide from the files a sandbox is sent: its module is imported from the text of `pyodide.asm.mjs`. */
+export async function pythonEngine({ asm, ...files }: EngineFiles['python']): Promise<PythonEngine> {
+  const { default: createModule } = await importSource<{ default: PythonEngine['createModule'] }>(
+    new TextDecoder().decode(asm),
+  );
+  return { createModule, ...files };
+}
+
+/** A URL that only names files for Pyodide's loader; nothing is ever fetched from it. */
+const FILES_BASE = 'https://pyodide.invalid/';
+
 /**
  * Loads Pyodide for the sandbox. The `js` module gets an empty namespace, so Python's own bridges
- * (`import js`, `pyodide.http`, `run_js`, `webbrowser`) find nothing; the rest of the JS realm
- * stays reachable through any JS object (the worker's lockdown is what removes the network).
+ * (`import js`, `pyodide.http`, `run_js`, `webbrowser`) find nothing. The loader reads its wasm
+ * and standard library with `fetch`, which answers from the engine's bytes while it loads (the
+ * sandbox could not fetch them anyway).
  */
-export async function loadPython(options: { indexURL?: string }): Promise<PyodideInterface> {
-  const pyodide = await loadPyodide({
-    ...options,
-    jsglobals: Object.freeze(Object.create(null)),
-    stdout: () => {},
-    stderr: () => {},
-  });
+export async function loadPython(engine: PythonEngine): Promise<PyodideInterface> {
+  const served: Record<string, { bytes: Uint8Array; type: string }> = {
+    [`${FILES_BASE}pyodide.asm.wasm`]: { bytes: engine.wasm, type: 'application/wasm' },
+    [`${FILES_BASE}python_stdlib.zip`]: { bytes: engine.stdlib, type: 'application/zip' },
+  };
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = async (input) => {
+    const file = served[String(input instanceof Request ? input.url : input)];
+    if (!file) throw new TypeError(`Pyodide asked for ${String(input)}, which the sandbox does not have.`);
+    return new Response(file.bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': file.type } });
+  };
+  let pyodide: PyodideInterface;
+  try {
+    pyodide = await loadPyodide({
+      indexURL: engine.indexURL ?? FILES_BASE,
+      lockFileContents: new TextDecoder().decode(engine.lock),
+      createPyodideModule: engine.createModule,
+      jsglobals: Object.freeze(Object.create(null)),
+      stdout: () => {},
+      stderr: () => {},
+    });
+  } finally {
+    globalThis.fetch = realFetch;
+  }
   prepare(pyodide);
   return pyodide;
 }
@@ -228,14 +274,15 @@ function prepare(pyodide: PyodideInterface): Instance {
 /** Whether this instance can still run programs (false after a fatal runtime error). */
 export const pythonUsable = (pyodide: PyodideInterface): boolean => !instances.get(pyodide)?.broken;
 
-/**
- * `python` and `python3`. Output beyond `maxOutputChars` per stream is dropped while the program
- * runs (memory stays bounded) and a line on stderr says so.
- */
-export function pythonCommands(
-  load: () => Promise<PyodideInterface>,
-  limits: { maxOutputChars: number },
-): Command[] {
+export interface PythonOptions {
+  /** Output beyond this per stream is dropped while the program runs, and a line on stderr says so. */
+  maxOutputChars: number;
+  /** Runs the program itself (synchronous, in this thread), e.g. to notice what it touched. */
+  watch?: <T>(program: () => T) => T;
+}
+
+/** `python` and `python3`. */
+export function pythonCommands(load: () => Promise<PyodideInterface>, options: PythonOptions): Command[] {
   return ['python', 'python3'].map((name) =>
     defineCommand(name, async (args, ctx) => {
       const invocation = parseArgs(name, args);
@@ -261,7 +308,7 @@ export function pythonCommands(
         cwd: ctx.cwd,
         env: { ...ctx.exportedEnv },
       };
-      const run = instance.queue.then(() => runProgram(pyodide, instance, fs, call, limits.maxOutputChars));
+      const run = instance.queue.then(() => runProgram(pyodide, instance, fs, call, options));
       instance.queue = run.catch(() => {});
       return run;
     }),
@@ -284,7 +331,7 @@ async function runProgram(
   instance: Instance,
   fs: SandboxFs,
   call: Call,
-  maxOutputChars: number,
+  { maxOutputChars, watch = (program) => program() }: PythonOptions,
 ): Promise<ExecResult> {
   if (instance.broken) return result(1, '', `${call.name}: the Python runtime crashed earlier\n`);
   const roots = [...workspaceDirs(fs.mounts), ...fs.mounts.scratch];
@@ -300,7 +347,7 @@ async function runProgram(
   let after: Tree | undefined;
   try {
     permissionsOff(em, () => copyIn(em, before));
-    status = execute(pyodide, instance, call, cwd, out, err);
+    status = watch(() => execute(pyodide, instance, call, cwd, out, err));
     if (typeof status === 'number') after = permissionsOff(em, () => snapshotEm(em, roots));
   } finally {
     if (!instance.broken) permissionsOff(em, () => restoreSystem(em, instance.system));
