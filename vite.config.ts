@@ -1,6 +1,7 @@
 import { sveltekit } from '@sveltejs/kit/vite';
 import { SvelteKitPWA } from '@vite-pwa/sveltekit';
 import { playwright } from '@vitest/browser-playwright';
+import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
@@ -10,7 +11,8 @@ import { chromiumLaunchOptions } from './tests/support/chromium.mjs';
 /**
  * With hash routing SvelteKit renders the one page as a fallback, whose asset URLs are absolute
  * (`/_app/...`). Relative URLs let the same build run from any sub-path (`/hearth/`). This runs
- * after the page is rendered and before the service worker's precache manifest is computed.
+ * after the page is rendered and before the service worker's precache manifest is computed; the
+ * page's content security policy then gets the hashes of its inline scripts as they now are.
  */
 function relativeAppShell(): Plugin {
   return {
@@ -24,7 +26,11 @@ function relativeAppShell(): Plugin {
         const file = '.svelte-kit/output/prerendered/pages/index.html';
         const html = await readFile(file, 'utf8').catch(() => null);
         if (html === null) return;
-        await writeFile(file, html.replace(/(["'(])\/(_app\/|icons\/|manifest\.webmanifest)/g, '$1./$2'));
+        const relative = html.replace(/(["'(])\/(_app\/|icons\/|manifest\.webmanifest)/g, '$1./$2');
+        const hashes = [...relative.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+          ([, body]) => `'sha256-${createHash('sha256').update(body!).digest('base64')}'`,
+        );
+        await writeFile(file, relative.replace(/(?: 'sha256-[A-Za-z0-9+/=]+')+/, ` ${hashes.join(' ')}`));
       },
     },
   };

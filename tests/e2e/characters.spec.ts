@@ -114,6 +114,7 @@ test('create a lorebook entry with secondary keys, save it and export it as worl
   const harbor = page.getByRole('listitem', { name: 'Harbor' });
   await expect(harbor).toContainText('1 entry');
   await harbor.getByRole('checkbox', { name: 'Use Harbor in every chat' }).check();
+  await expect(page.getByRole('status').filter({ hasText: '“Harbor” is used in every chat.' })).toBeVisible();
   await page.reload();
   await expect(page.getByRole('checkbox', { name: 'Use Harbor in every chat' })).toBeChecked();
 });
