@@ -2,8 +2,9 @@ import { z } from 'zod';
 import type { JsonObject, JsonValue } from '$lib/domain/json';
 import { builtinCallName, builtinToolId, type ToolId } from '$lib/domain/tool-id';
 import type { ToolPolicy } from '$lib/runtime/tool-bindings';
-import { builtinSource, type CatalogTool, type ToolSource } from '$lib/runtime/tool-catalog';
-import { defineTool, success, type BuiltinTool } from '$lib/tools/tool';
+import type { BuiltinToolName, ToolFacts } from '$lib/domain/builtin-tools';
+import { builtinProvider, type CatalogTool, type ToolProvider } from '$lib/runtime/tool-catalog';
+import { success, type BuiltinTool } from '$lib/tools/tool';
 import { workspaceTools } from '$lib/tools/workspace';
 
 /**
@@ -180,12 +181,20 @@ function mcpTools(r: Rand): CatalogTool[] {
         serverName,
         description: prose(r, 120, 1_400),
         parameters: jsonSchema(r, 2, 12),
-        scopes: ['chat', 'session'],
+        facts: EXTERNAL_FACTS,
+        origin: serverName,
       });
     }
   }
   return out;
 }
+
+const EXTERNAL_FACTS: ToolFacts = {
+  scopes: ['chat', 'session'],
+  effect: 'network',
+  fromShell: false,
+  forChildren: true,
+};
 
 const EXTENSIONS = ['citations', 'dev.hearth.calendar', 'weather-tools', 'notes'];
 
@@ -202,7 +211,8 @@ function extensionTools(r: Rand): CatalogTool[] {
         nativeName,
         description: prose(r, 100, 800),
         parameters: jsonSchema(r, 1, 8),
-        scopes: ['chat', 'session'],
+        facts: EXTERNAL_FACTS,
+        origin: extensionId,
       });
     }
   }
@@ -228,23 +238,24 @@ function syntheticBuiltin(r: Rand, i: number): BuiltinTool {
               ? z.array(z.string()).max(50).optional().describe(d)
               : z.boolean().optional().describe(d);
   }
+  // Not a real builtin: named outside the builtin table, with the facts of a read-only tool.
   const name = `bench.tool_${String(i).padStart(2, '0')}`;
-  return defineTool({
+  return {
     id: builtinToolId(name),
-    name,
+    name: name as BuiltinToolName,
     callName: builtinCallName(name),
     description: prose(r, 300, 1_200),
     parameters: z.strictObject(shape),
-    scopes: ['chat', 'session'],
+    facts: { scopes: ['chat', 'session'], effect: 'read', fromShell: true, forChildren: true },
     execute: async () => success('ok'),
-  });
+  };
 }
 
 export interface ToolFixture {
   builtins: BuiltinTool[];
   mcp: CatalogTool[];
   extension: CatalogTool[];
-  sources: ToolSource[];
+  sources: ToolProvider[];
   policy: ToolPolicy;
   /** Total characters of every schema as JSON, for the report. */
   schemaChars: number;
@@ -256,10 +267,16 @@ export function toolFixture(seed = 1): ToolFixture {
   const builtins = [...instant, ...Array.from({ length: 35 }, (_, i) => syntheticBuiltin(r, i))];
   const mcp = mcpTools(r);
   const extension = extensionTools(r);
-  const sources: ToolSource[] = [
-    builtinSource(builtins),
-    { kind: 'mcp', list: () => mcp },
-    { kind: 'extension', list: () => extension },
+  const external = (kind: 'mcp' | 'extension', tools: CatalogTool[]): ToolProvider => ({
+    kind,
+    list: () => tools,
+    check: (_tool, args) => ({ ok: true, input: args }),
+    execute: async () => success('ok'),
+  });
+  const sources: ToolProvider[] = [
+    builtinProvider(builtins),
+    external('mcp', mcp),
+    external('extension', extension),
   ];
   const ids = [...builtins.map((t) => t.id), ...mcp.map((t) => t.toolId), ...extension.map((t) => t.toolId)];
   const toolDescriptions: Record<string, { description?: string; properties?: Record<string, string> }> = {};

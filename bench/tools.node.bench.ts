@@ -2,19 +2,18 @@ import { test } from 'vitest';
 import { normalizeToolArguments } from '$lib/domain/tool-arguments';
 import { builtinToolId } from '$lib/domain/tool-id';
 import { prepareBindings } from '$lib/runtime/tool-bindings';
-import { buildCatalog } from '$lib/runtime/tool-catalog';
+import { buildCatalog, type ToolProvider } from '$lib/runtime/tool-catalog';
 import { gateToolCall } from '$lib/runtime/tool-gate';
 import { createSnapshot, type ToolSnapshot } from '$lib/runtime/tool-snapshot';
-import type { ToolContext } from '$lib/tools/tool';
-import { validateToolInput } from '$lib/tools/validate';
+import type { BuiltinTool, ToolContext } from '$lib/tools/tool';
 import { median } from './loop';
 import { toolFixture } from './tool-fixture';
 
 /**
  * Issue 3, the tool system (Node). (a) Preparing one invocation's tool snapshot for a profile of
  * 40 builtin + 200 MCP + 20 extension tools, beside copying the same entries into a Map and a
- * spec list. (b) The per-call cost of the gate, ToolArguments and zod validation on a builtin
- * whose `execute` returns at once, beside calling `execute` directly.
+ * spec list. (b) The per-call cost of the gate, ToolArguments and the provider's check (zod
+ * validation) on a builtin whose `execute` returns at once, beside calling `execute` directly.
  */
 
 const WARMUP = 30;
@@ -94,13 +93,15 @@ const BATCHES = 40;
 
 async function perCallMicros(
   snapshot: ToolSnapshot,
+  provider: ToolProvider,
+  builtins: readonly BuiltinTool[],
   callName: string,
   rawArguments: string,
   ctx: ToolContext,
 ): Promise<{ dispatch: number; direct: number }> {
   const turn = { snapshotId: snapshot.id, toolChoice: 'auto' as const };
   const binding = snapshot.byCallName.get(callName)!;
-  const builtin = binding.tool.builtin!;
+  const builtin = builtins.find((t) => t.id === binding.tool.toolId)!;
   const parsed = builtin.parameters.parse(JSON.parse(rawArguments));
   const dispatch: number[] = [];
   const direct: number[] = [];
@@ -110,10 +111,9 @@ async function perCallMicros(
       const args = normalizeToolArguments(rawArguments);
       const decision = gateToolCall(callName, snapshot, turn);
       if (decision.kind !== 'dispatch' || args.kind !== 'object') throw new Error('gate refused the call');
-      const tool = decision.binding.tool.builtin!;
-      const input = validateToolInput(tool, args.value);
-      if (!input.ok) throw new Error(input.error);
-      await tool.execute(input.value as never, ctx);
+      const checked = provider.check(decision.binding.tool, args.value);
+      if (!checked.ok) throw new Error(checked.outcome.content);
+      await provider.execute(decision.binding.tool, checked.input, ctx);
     }
     const t1 = performance.now();
     for (let i = 0; i < BATCH; i++) await builtin.execute(parsed as never, ctx);
@@ -143,7 +143,7 @@ test('gate + ToolArguments + validation per call, builtin that returns at once',
     ['16kb', line.repeat(200)],
   ] as const) {
     const raw = JSON.stringify({ path: 'work/notes/2026-11-30.md', content, mode: 'append' });
-    const r = await perCallMicros(snapshot.value, callName, raw, ctx);
+    const r = await perCallMicros(snapshot.value, fx.sources[0]!, fx.builtins, callName, raw, ctx);
     console.log(
       `RESULT tool-dispatch-overhead-node args=${label} tool=${callName} args_bytes=${raw.length} snapshot_tools=${snapshot.value.bindings.length} ` +
         `median_us_per_call=${r.dispatch.toFixed(2)} overhead_us=${(r.dispatch - r.direct).toFixed(2)} ` +

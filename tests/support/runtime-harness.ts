@@ -13,7 +13,11 @@ import { sessionProfile } from '$lib/domain/profile';
 import { memoryLocks } from '$lib/adapters/system/locks';
 import { randomIds, systemClock } from '$lib/adapters/system/clock';
 import type { ModelGateway } from '$lib/ports/model-gateway';
-import { SessionService, type SessionServiceDeps } from '$lib/runtime/sessions';
+import { RunService } from '$lib/runtime/run-service';
+import { SessionService, runLock, type SessionServiceDeps } from '$lib/runtime/sessions';
+import { builtinProvider, toolProviders } from '$lib/runtime/tool-catalog';
+import type { Locks } from '$lib/ports/locks';
+import type { RunBus } from '$lib/ports/run-bus';
 import type { Sandbox } from '$lib/ports/sandbox';
 import { runtimeTools } from '$lib/tools/runtime-tools';
 
@@ -36,25 +40,50 @@ export function runtimeHarness(
     run: { ...sessionProfile().run, modelRetry: { maxRetries: options.maxRetries ?? 3, intervalMs: 1000 } },
   });
   const sleeps: number[] = [];
-  const deps: SessionServiceDeps = {
+  const locks = memoryLocks();
+  const deps = {
     sessions,
     runs,
     journal,
     connections: new DexieConnectionStore(db),
     settings: new DexieSettingsStore(db),
     workspaces,
-    locks: memoryLocks(),
+    locks,
     gatewayFor: () => gateway,
-    tools: runtimeTools.session,
+    providers: toolProviders([builtinProvider(runtimeTools.session)]),
     sandbox: options.sandbox,
     clock: systemClock,
     ids: randomIds,
     profiles,
-    sleep: async (ms) => void sleeps.push(ms),
+    sleep: async (ms: number) => void sleeps.push(ms),
   };
-  const service = new SessionService(deps);
+  const tab = openTab(deps);
   /** `deps` lets a test start a second runtime on the same storage and locks: another tab. */
-  return { db, journal, runs, sessions, workspaces, profiles, service, sleeps, deps, ready };
+  return { db, journal, runs, sessions, workspaces, profiles, sleeps, deps, ready, ...tab };
+}
+
+/** One tab's runtime over shared storage and locks: its run service and its Session service. */
+export function openTab(
+  deps: Omit<SessionServiceDeps, 'service'> & { locks: Locks },
+  options: { bus?: RunBus } = {},
+) {
+  const service = new RunService({
+    runs: deps.runs,
+    journal: deps.journal,
+    locks: deps.locks,
+    clock: deps.clock,
+    ids: deps.ids,
+    sandbox: deps.sandbox,
+    bus: options.bus,
+  });
+  const sessions = new SessionService({ ...deps, service });
+  return {
+    /** The run service: watch, cancel, guide, decide, resume. */
+    runService: service,
+    /** The Session service: create, send. */
+    service: sessions,
+    recoverInterrupted: () => service.recoverInterrupted((run) => runLock(run.target)),
+  };
 }
 
 export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {

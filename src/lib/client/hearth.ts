@@ -2,8 +2,17 @@ import type { ConnectionDraft } from '$lib/domain/connection';
 import type { PrunedLevel, RetentionPolicy } from '$lib/domain/retention';
 import type { RunId } from '$lib/domain/run';
 import type { Endpoint } from '$lib/worker/rpc';
-import { RpcClient } from '$lib/worker/rpc';
-import type { CharacterCardPatch, HearthMethods, HearthStreams, Lorebook } from '$lib/worker/protocol';
+import { RpcClient, serveRpc } from '$lib/worker/rpc';
+import type {
+  ApprovalDecision,
+  CharacterCardPatch,
+  HearthMethods,
+  HearthStreams,
+  Lorebook,
+  PageMethods,
+  PageStreams,
+  PendingApproval,
+} from '$lib/worker/protocol';
 
 /** The buffer behind `bytes`, to transfer rather than copy. */
 const transferOf = (bytes: Uint8Array | null | undefined): Transferable[] =>
@@ -15,13 +24,41 @@ const transferOf = (bytes: Uint8Array | null | undefined): Transferable[] =>
  */
 export class HearthClient {
   readonly #rpc: RpcClient<HearthMethods, HearthStreams>;
+  readonly #approvals = new Map<string, PendingApproval>();
+  readonly #approvalListeners = new Set<() => void>();
 
   /** `sandboxHost`: the port of the page's sandbox host, handed to the runtime for the shell. */
   constructor(endpoint: Endpoint, options: { sandboxHost?: MessagePort } = {}) {
     this.#rpc = new RpcClient(endpoint);
+    // The other direction: what the runtime tells this page.
+    serveRpc<PageMethods, PageStreams>(endpoint, {
+      methods: {
+        'page.approvalRequested': async (p) => (
+          this.#approvals.set(p.approvalId, p),
+          this.#approvalsChanged()
+        ),
+        'page.approvalSettled': async (p) => (this.#approvals.delete(p.approvalId), this.#approvalsChanged()),
+      },
+      streams: {},
+    });
     const port = options.sandboxHost;
     if (port) void this.#rpc.call('workspace.attachSandboxHost', { port }, { transfer: [port] });
   }
+
+  #approvalsChanged(): null {
+    for (const listener of this.#approvalListeners) listener();
+    return null;
+  }
+
+  /** Calls of this tab's runs waiting for the person (the run's own view shows them too). */
+  readonly approvals = {
+    pending: (): PendingApproval[] => [...this.#approvals.values()],
+    /** Calls `listener` whenever the list changes; returns the unsubscribe. */
+    subscribe: (listener: () => void): (() => void) => {
+      this.#approvalListeners.add(listener);
+      return () => this.#approvalListeners.delete(listener);
+    },
+  };
 
   readonly sessions = {
     list: () => this.#rpc.call('sessions.list', undefined),
@@ -40,6 +77,9 @@ export class HearthClient {
     resume: (runId: RunId) => this.#rpc.stream('runs.resume', { runId }),
     guide: (runId: RunId, text: string) => this.#rpc.call('runs.guide', { runId, text }),
     cancel: (runId: RunId) => this.#rpc.call('runs.cancel', { runId }),
+    /** Answers a call waiting for approval; any tab following the run may. */
+    decide: (runId: RunId, approvalId: string, decision: ApprovalDecision) =>
+      this.#rpc.call('runs.decide', { runId, approvalId, decision }),
     get: (runId: RunId) => this.#rpc.call('runs.get', { runId }),
     file: (runId: RunId, path: string) => this.#rpc.call('runs.file', { runId, path }),
     events: (runId: RunId, page: { afterSeq?: number; beforeSeq?: number; limit?: number } = {}) =>

@@ -68,6 +68,22 @@ export interface RunEventPayloads {
     name: string;
     callName: string;
   };
+  /** The gate asked the person (D20): the call waits; `argumentsRef` holds its full arguments. */
+  tool_call_awaiting_approval: {
+    round: number;
+    invocationId: string;
+    callId: string;
+    approvalId: string;
+    toolId: string;
+    name: string;
+    callName: string;
+    /** Where the tool comes from, as the person is shown it (`builtin`, later an MCP server, an extension). */
+    source: string;
+    argumentsRef: string;
+  };
+  /** `always`: the person chose Always allow (stored in the profile; this run asks no more). */
+  tool_call_approved: { invocationId: string; callId: string; approvalId: string; always: boolean };
+  tool_call_denied: { invocationId: string; callId: string; approvalId: string };
   tool_result_stored: { round: number; invocationId: string; callId: string; path: string };
   tool_result_readable_view_stored: {
     invocationId: string;
@@ -173,13 +189,21 @@ export interface RunEventPayloads {
     sha256: string;
     checkpointId: string;
   };
-  chat_commit_completed: { commitId: string; messageIndex: number; swipeId: number };
+  chat_commit_completed: {
+    commitId: string;
+    invocationId: string;
+    messageId: string;
+    messageIndex: number;
+    swipeId: number;
+  };
   chat_commit_recorded: {
     invocationId: string;
     commitCount: number;
     path: string;
     mode: 'replace' | 'append';
+    messageId: string;
     messageIndex: number;
+    round: number;
   };
   agent_loop_finished: { commitCount: number; round: number; invocationId: string };
   run_partial_success: {
@@ -209,11 +233,11 @@ export interface RunEventPayloads {
   run_failed: { code: ErrorCode; message: string; retryable: boolean; userRetryable: boolean };
 }
 
-/** An invocation: the root agent of a run now; sub-agents and handoffs later (runtime.md §1.1). */
 /** One file a shell call changed: written with this content hash, or removed. */
 export type ShellFileChange =
   { path: string; change: 'written'; bytes: number; sha256: string } | { path: string; change: 'removed' };
 
+/** An invocation: the root agent of a run now; sub-agents and handoffs later (runtime.md §1.1). */
 export interface InvocationPayload {
   invocationId: string;
   parentInvocationId: string | null;
@@ -240,7 +264,11 @@ export interface ToolCallOutcomePayload {
 export type RunEventType = keyof RunEventPayloads;
 export type EventLevel = 'debug' | 'info' | 'warn' | 'error';
 
-/** One journal entry; `seq` is assigned by the journal, monotonic per run from 1, without gaps. */
+/**
+ * One journal entry; `seq` is assigned by the journal, monotonic per run from 1, without gaps.
+ * `invocationId` stamps every event an invocation emits; run-level events (the run's creation,
+ * status and end) have none.
+ */
 export type RunEvent = {
   [T in RunEventType]: {
     runId: RunId;
@@ -248,13 +276,14 @@ export type RunEvent = {
     timestamp: string;
     level: EventLevel;
     type: T;
+    invocationId?: string;
     payload: RunEventPayloads[T];
   };
 }[RunEventType];
 
 /** An event before the journal gives it a sequence number and a time. */
 export type NewRunEvent = {
-  [T in RunEventType]: { type: T; level?: EventLevel; payload: RunEventPayloads[T] };
+  [T in RunEventType]: { type: T; level?: EventLevel; invocationId?: string; payload: RunEventPayloads[T] };
 }[RunEventType];
 
 export const defaultLevel = (e: NewRunEvent): EventLevel => {

@@ -17,6 +17,8 @@ export type RunStatus =
   | 'applying_workspace_patch'
   | 'creating_checkpoint'
   | 'awaiting_host_commit'
+  /** A tool call waits for the person to approve or deny it (D20). */
+  | 'awaiting_approval'
   | 'finishing'
   | 'cancelling'
   | 'completed'
@@ -44,7 +46,7 @@ export interface RunRecord {
   connectionId: string;
   model: string;
   status: RunStatus;
-  /** Completed model rounds. */
+  /** Model rounds started (a round that streamed and was stopped counts). */
   rounds: number;
   usage: Usage;
   error?: HearthError;

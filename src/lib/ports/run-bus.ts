@@ -1,8 +1,13 @@
 import type { RunUpdate } from '$lib/domain/run-update';
 
-/** What tabs tell each other about runs: live updates, and a Stop for the tab that owns a run. */
+/**
+ * What tabs tell each other about runs: live updates; and, for the tab that owns a run, a Stop or
+ * the person's answer to a call waiting for approval.
+ */
 export type BusMessage =
-  { type: 'update'; runId: string; update: RunUpdate } | { type: 'cancel'; runId: string };
+  | { type: 'update'; runId: string; update: RunUpdate }
+  | { type: 'cancel'; runId: string }
+  | { type: 'decide'; runId: string; approvalId: string; decision: 'approve' | 'deny' | 'always' };
 
 /** A channel between every tab of the origin (BroadcastChannel in browsers). Never echoes to the sender. */
 export interface RunBus {

@@ -11,6 +11,8 @@ export interface SessionStore {
   delete(id: string): Promise<void>;
   messages(sessionId: string): Promise<SessionMessage[]>;
   appendMessages(messages: SessionMessage[]): Promise<void>;
+  /** Saves messages over any at the same index (a round's kept partial text, then its final form). */
+  putMessages(messages: SessionMessage[]): Promise<void>;
   messageCount(sessionId: string): Promise<number>;
 }
 

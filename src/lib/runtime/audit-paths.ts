@@ -1,5 +1,5 @@
 import { sha256Hex } from '$lib/domain/hash';
-import type { RunId } from '$lib/domain/run';
+import { ROOT_INVOCATION, type InvocationId, type RunId } from '$lib/domain/run';
 import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
 
 /** `call_` + hex of the first 8 bytes of SHA-256(callId): provider ids never become file names. */
@@ -14,17 +14,42 @@ const path = (raw: string): WorkspacePath => {
   return parsed.value;
 };
 
-/** Where a Session run keeps its records inside the session workspace (tools.md §7.2). */
-export const sessionAuditPaths = (runId: RunId) => ({
+/** Where a kind of run keeps its records in its workspace (tools.md §7.2). */
+export interface AuditLayout {
   /** The run's own storage directory (checkpoints, inputs); hidden from model tools. */
-  runDir: path(`runs/${runId}`),
-  /** Hidden runtime storage: never listed, read or written by model tools. */
-  toolArgs: (round: number, stem: string) =>
-    path(`runs/${runId}/tool-args/round-${round3(round)}-${stem}.json`),
-  modelResponse: (round: number) => path(`runs/${runId}/model-responses/round-${round3(round)}.json`),
+  runDir: WorkspacePath;
   /** Under the read-only `tool-results/` mount. */
-  toolResult: (round: number, stem: string) =>
-    path(`tool-results/${runId}/round-${round3(round)}-${stem}.json`),
+  toolResultsDir: string;
+}
+
+/** A Session's runs share the session workspace: each keeps to its own directories. */
+export const sessionAuditLayout = (runId: RunId): AuditLayout => ({
+  runDir: path(`runs/${runId}`),
+  toolResultsDir: `tool-results/${runId}`,
 });
 
-export type AuditPaths = ReturnType<typeof sessionAuditPaths>;
+/** A Chat run has a workspace of its own: `run/` is hidden from model tools. */
+export const chatAuditLayout = (): AuditLayout => ({ runDir: path('run'), toolResultsDir: 'tool-results' });
+
+/**
+ * One invocation's record files (runtime.md §1.5): the root's directly in the layout's folders,
+ * every other invocation's in a folder named by its id, so a child's `round-001.json` can never
+ * overwrite the root's.
+ */
+export function auditPaths(layout: AuditLayout, invocationId: InvocationId) {
+  const own = invocationId === ROOT_INVOCATION ? '' : `${invocationId}/`;
+  return {
+    runDir: layout.runDir,
+    toolArgs: (round: number, stem: string) =>
+      path(`${layout.runDir}/tool-args/${own}round-${round3(round)}-${stem}.json`),
+    modelResponse: (round: number) =>
+      path(`${layout.runDir}/model-responses/${own}round-${round3(round)}.json`),
+    /** The streamed text of a round that did not complete, kept as it arrived. */
+    partialResponse: (round: number) =>
+      path(`${layout.runDir}/model-responses/${own}round-${round3(round)}.partial.json`),
+    toolResult: (round: number, stem: string) =>
+      path(`${layout.toolResultsDir}/${own}round-${round3(round)}-${stem}.json`),
+  };
+}
+
+export type AuditPaths = ReturnType<typeof auditPaths>;

@@ -5,7 +5,6 @@ import {
   type LorebookScope,
 } from '$lib/chat/activation';
 import { exportChatJsonl, messageRole, parseChatJsonl } from '$lib/chat/chat-jsonl';
-import type { Sandbox } from '$lib/ports/sandbox';
 import type { MacroContext } from '$lib/chat/macros';
 import {
   exportFileName,
@@ -16,13 +15,15 @@ import {
 import { greetingMessage, scanMessagesOf } from '$lib/chat/transcript';
 import { exampleCharacter } from '$lib/chat/example';
 import { DEMO_CONNECTION, type Connection } from '$lib/domain/connection';
-import { hearthError, HearthFailure, type HearthError } from '$lib/domain/errors';
+import { hearthError, HearthFailure } from '$lib/domain/errors';
+import type { RunEvent } from '$lib/domain/events';
+import type { ModelMessage } from '$lib/domain/model';
 import { DEFAULT_WRITER_ID, migrateProfile, resolveProfile, type ProfileV5 } from '$lib/domain/profile';
 import { ok } from '$lib/domain/result';
-import type { RunId, RunRecord } from '$lib/domain/run';
+import { ROOT_INVOCATION, type RunId, type RunRecord } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
 import type { ToolId } from '$lib/domain/tool-id';
-import type { WorkspacePath } from '$lib/domain/workspace-path';
+import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
 import { READ_ONLY_MOUNTS } from '$lib/domain/workspace-roots';
 import type { CharacterStore, LorebookStore, PersonaStore } from '$lib/ports/characters';
 import type { ChatContext, ChatMessage as ToolChatMessage } from '$lib/ports/chat-context';
@@ -32,20 +33,23 @@ import type { Journal } from '$lib/ports/journal';
 import type { Locks } from '$lib/ports/locks';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import type { ProfileStore } from '$lib/ports/profiles';
-import type { RunBus } from '$lib/ports/run-bus';
+import type { Sandbox } from '$lib/ports/sandbox';
 import type { ConnectionStore, RunStore, SettingsStore } from '$lib/ports/stores';
-import type { WorkspaceStore } from '$lib/ports/workspace';
-import type { BuiltinTool } from '$lib/tools/tool';
+import type { Workspace, WorkspaceStore } from '$lib/ports/workspace';
+import { auditPaths, chatAuditLayout } from './audit-paths';
 import { assembleChatPrompt } from './chat-prompt';
+import type { CommitRecord, Publisher } from './control';
 import { rootInvocation } from './invocation';
-import { projectPersist, promotePersist } from './persist';
-import { runChatLoop, type ChatRunEnd } from './chat-run';
-import { AsyncQueue, type RunFeed } from './run-feed';
-import { RunRecorder } from './run-recorder';
+import { projectPersist, promotePersist, type PersistFile } from './persist';
+import { alwaysAllowIn } from './profile-approvals';
+import { unstartedCalls } from './resume';
+import type { RunLog } from './run-recorder';
+import type { PreparedRun, RunInbox, RunPlan, RunService } from './run-service';
 import { DEFAULT_CONNECTION_KEY, runLock } from './sessions';
 import { prepareBindings } from './tool-bindings';
-import { buildCatalog, builtinSource } from './tool-catalog';
+import { buildCatalog, type ToolProviders } from './tool-catalog';
 import { createSnapshot } from './tool-snapshot';
+import { WorkspaceTranscript } from './transcript';
 
 export interface ChatServiceDeps {
   chats: ChatStore;
@@ -60,15 +64,15 @@ export interface ChatServiceDeps {
   workspaces: WorkspaceStore;
   locks: Locks;
   gatewayFor: (connection: Connection) => ModelGateway;
-  tools: readonly BuiltinTool[];
+  /** The tools Chat runs can bind, by provider. */
+  providers: ToolProviders;
   clock: Clock;
   ids: Ids;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** Shared with the Session service, so `runs.watch` follows either kind of run. */
-  feed: RunFeed;
-  bus?: RunBus;
   /** Runs `workspace_shell` calls. */
   sandbox?: Sandbox;
+  /** Executes the runs (shared with Sessions). */
+  service: RunService;
 }
 
 const EXAMPLE_SEEDED_KEY = 'exampleCharacterSeeded';
@@ -88,23 +92,45 @@ type Prepare = (
 /** Where a Chat run's reply goes: a new message, a new swipe of it, or more of it (continue). */
 type ReplyTarget = { kind: 'new' } | { kind: 'swipe'; index: number } | { kind: 'continue'; index: number };
 
-interface ActiveChatRun {
-  controller: AbortController;
-  recorder: RunRecorder;
-  done: Promise<void>;
+/** What a new run starts from, before its input is frozen. */
+interface FrozenChatRun {
+  target: ReplyTarget;
+  /** Continue: the message's text before the run, which the committed text follows. */
+  original: string | null;
+  /** The frozen input prefix: the chat's messages the reply answers. */
+  history: ChatMessageRow[];
 }
 
+/** A Chat run's frozen input (`run/input/chat_run.json`): everything a resumed run needs again. */
+interface ChatRunInput extends FrozenChatRun {
+  profile: ProfileV5;
+  activation: Activation;
+  baseStateId: string | null;
+  baseFiles: PersistFile[];
+  bodyPath: string;
+  prompt: { system: string; messages: ModelMessage[] };
+}
+
+/** Where the run's reply is in the chat: unknown until the first commit. */
+interface Place {
+  index: number | null;
+  swipeId: number;
+}
+
+const RUN_INPUT = 'run/input/chat_run.json';
+const TRANSCRIPT = {
+  path: path('run/transcript.jsonl'),
+  partialPath: path('run/transcript.partial.json'),
+};
+
 /**
- * Chats with characters (spec §1.3): SillyTavern-shaped messages with swipes; each reply is
- * written by a Chat run that drafts in its own workspace and publishes by commit.
+ * Chats with characters (spec §1.3): SillyTavern-shaped messages with swipes, and what makes a
+ * Chat run: its own workspace, a prompt from the card, persona, lore and history, a text-only
+ * turn as drift, and a reply published by commit. The run service executes it.
  */
 export class ChatService {
-  readonly #active = new Map<string, ActiveChatRun>();
-
   constructor(private readonly deps: ChatServiceDeps) {
-    deps.bus?.listen((m) => {
-      if (m.type === 'cancel' && this.#active.has(m.runId)) void this.cancel(m.runId as RunId);
-    });
+    deps.service.resumeWith('chat', (run) => this.#plan(run, { kind: 'resume' }));
   }
 
   /**
@@ -311,15 +337,6 @@ export class ChatService {
     });
   }
 
-  async cancel(runId: RunId): Promise<void> {
-    const active = this.#active.get(runId);
-    if (!active || active.controller.signal.aborted) return;
-    await active.recorder.emit({ type: 'run_cancel_requested', payload: null });
-    await active.recorder.setStatus('cancelling');
-    active.controller.abort();
-    await active.done;
-  }
-
   /** A file a chat run stored, from its own workspace (the run view reads these). */
   async runFile(run: RunRecord, path: WorkspacePath): Promise<Uint8Array> {
     if (run.target.kind !== 'chat')
@@ -332,17 +349,9 @@ export class ChatService {
   }
 
   #stream(chatId: string, prepare: Prepare): AsyncIterable<RunUpdate> {
-    const queue = new AsyncQueue<RunUpdate>();
-    void this.#drive(chatId, queue, prepare).catch((e) => queue.fail(e));
-    return queue;
-  }
-
-  async #drive(chatId: string, queue: AsyncQueue<RunUpdate>, prepare: Prepare): Promise<void> {
-    const chat = await this.#chat(chatId);
-    const character = await this.#character(chat.characterId);
-    const persona = await this.#persona(chat.personaId);
-    const connection = await this.#connectionOf(chat);
-    const held = await this.deps.locks.tryWithLock(runLock({ kind: 'chat', chatId }), async () => {
+    return this.deps.service.start(async () => {
+      const chat = await this.#chat(chatId);
+      const connection = await this.#connectionOf(chat);
       const now = this.deps.clock.now();
       const run: RunRecord = {
         id: this.deps.ids.runId() as RunId,
@@ -355,69 +364,89 @@ export class ChatService {
         createdAt: now,
         updatedAt: now,
       };
-      await this.deps.runs.put(run);
-      const unsubscribe = this.deps.feed.subscribe(run.id, (u) => queue.push(u));
-      const recorder = new RunRecorder(run, {
-        runs: this.deps.runs,
-        journal: this.deps.journal,
-        clock: this.deps.clock,
-        publish: (u) => {
-          this.deps.feed.publish(run.id, u);
-          this.deps.bus?.post({ type: 'update', runId: run.id, update: u });
-        },
-      });
-      const controller = new AbortController();
-      let finished!: () => void;
-      const done = new Promise<void>((resolve) => (finished = resolve));
-      this.#active.set(run.id, { controller, recorder, done });
-      try {
-        recorder.publish({ type: 'run', run });
+      return this.#plan(run, { kind: 'new', prepare });
+    });
+  }
+
+  /** A Chat run, new or resumed: its own workspace, a frozen input, and a reply published by commit. */
+  async #plan(
+    run: RunRecord,
+    start: { kind: 'new'; prepare: Prepare } | { kind: 'resume' },
+  ): Promise<RunPlan> {
+    if (run.target.kind !== 'chat') throw new Error('internal: a Chat plan for a session run');
+    const chatId = run.target.chatId;
+    const chat = await this.#chat(chatId);
+    const character = await this.#character(chat.characterId);
+    const persona = await this.#persona(chat.personaId);
+    const connection = await this.#connectionOf(chat);
+    const resumedFrom = run.status;
+    let frozen: FrozenChatRun | null = null;
+    return {
+      run: start.kind === 'resume' ? { ...run, error: undefined } : run,
+      lock: runLock({ kind: 'chat', chatId }),
+      busy: 'This chat already has a reply in progress (perhaps in another tab).',
+      workspaceKey: chatRunWorkspaceKey(chatId, run.id),
+      begin: async (recorder) => {
+        if (start.kind === 'resume') {
+          const current = await this.deps.runs.get(run.id);
+          if (current?.status !== resumedFrom) {
+            throw new HearthFailure(
+              hearthError('agent.resume_refused', 'This reply changed meanwhile; reload the page.'),
+            );
+          }
+          await recorder.emit({ type: 'run_resumed', payload: { from: resumedFrom, round: run.rounds + 1 } });
+          return;
+        }
         await recorder.emit({
           type: 'run_created',
           payload: { target: { ...run.target }, connectionId: connection.id, model: connection.model },
         });
         const rows = await this.deps.chats.messages(chatId);
-        const { history, published, target } = await prepare(rows, persona);
+        const { history, published, target } = await start.prepare(rows, persona);
         if (published) recorder.publish({ type: 'chat-message', message: published });
-        await this.deps.chats.put({ ...chat, updatedAt: now });
-        const end = await this.#execute(
-          recorder,
-          { chat, character, persona, connection, history, target },
-          controller.signal,
-        );
-        await this.#finalize(recorder, end);
-      } catch (e) {
-        await this.#finalize(recorder, { kind: 'failed', error: toError(e), commits: 0 });
-      } finally {
-        // Whatever the run's shell left in its sandbox ends with the run.
-        this.deps.sandbox?.release?.(chatRunWorkspaceKey(chatId, run.id));
-        this.#active.delete(run.id);
-        unsubscribe();
-        queue.close();
-        finished();
-      }
-    });
-    if (!held.acquired) throw busy('This chat already has a reply in progress (perhaps in another tab).');
+        await this.deps.chats.put({ ...chat, updatedAt: run.createdAt });
+        const original = target.kind === 'continue' ? rows[target.index]!.mes : null;
+        frozen = { target, original, history };
+      },
+      prepare: async (recorder, inbox) => {
+        await recorder.setStatus('initializing_workspace');
+        const opened = await this.deps.workspaces.open(chatRunWorkspaceKey(chatId, run.id));
+        if (!opened.ok) throw new HearthFailure(opened.error);
+        const workspace = opened.value;
+        const chatWs = await this.deps.workspaces.open(`chats/${chatId}`);
+        if (!chatWs.ok) throw new HearthFailure(chatWs.error);
+        await recorder.setStatus('assembling_context');
+        const input = frozen
+          ? await this.#freeze(recorder, workspace, chatWs.value, { chat, character, persona, ...frozen })
+          : await readJson<ChatRunInput>(workspace, RUN_INPUT);
+        return this.#prepared(recorder, inbox, {
+          workspace,
+          chatWs: chatWs.value,
+          input,
+          chat,
+          character,
+          connection,
+          resumed: !frozen,
+        });
+      },
+    };
   }
 
-  async #execute(
-    recorder: RunRecorder,
-    input: {
+  /**
+   * Freezes a new run's input in its workspace (runtime.md §1.4): the profile, the activation, the
+   * persist/ base, the prompt and what the reply answers. A resumed run reads it back unchanged.
+   */
+  async #freeze(
+    recorder: RunLog,
+    workspace: Workspace,
+    chatWs: Workspace,
+    input: FrozenChatRun & {
       chat: ChatRecord;
       character: CharacterRecord;
       persona: { id: string | null; name: string; description: string };
-      connection: Connection;
-      history: ChatMessageRow[];
-      target: ReplyTarget;
     },
-    signal: AbortSignal,
-  ): Promise<ChatRunEnd> {
+  ): Promise<ChatRunInput> {
     const run = recorder.run;
-    await recorder.setStatus('initializing_workspace');
-    const opened = await this.deps.workspaces.open(chatRunWorkspaceKey(input.chat.id, run.id));
-    if (!opened.ok) throw new HearthFailure(opened.error);
-    const workspace = opened.value;
-    await recorder.setStatus('assembling_context');
     const profile = await this.#profile();
     const now = this.deps.clock.now();
     const macros = this.#macros(input.character, input.persona, input.chat.id, now, run.id);
@@ -428,39 +457,16 @@ export class ChatService {
       timestampMs: now,
       character: { names: [input.character.card.name], tags: input.character.card.tags },
     });
-    const write = async (path: string, value: unknown) => {
-      const written = await workspace.write(
-        path as WorkspacePath,
-        new TextEncoder().encode(JSON.stringify(value, null, 2)),
-      );
-      if (!written.ok) throw new HearthFailure(written.error);
-    };
-    await write('run/input/resolved_profile.json', profile);
-    await write('run/input/worldinfo_activation.json', activation);
+    await writeJson(workspace, 'run/input/resolved_profile.json', profile);
+    await writeJson(workspace, 'run/input/worldinfo_activation.json', activation);
     // persist/: the state of the message this reply follows (tools.md §12.4).
-    const chatWs = await this.deps.workspaces.open(`chats/${input.chat.id}`);
-    if (!chatWs.ok) throw new HearthFailure(chatWs.error);
     const baseStateId = persistStateOf(input.history);
-    const baseFiles = await projectPersist(chatWs.value, workspace, baseStateId);
+    const baseFiles = await projectPersist(chatWs, workspace, baseStateId);
     await recorder.emit({
       type: 'persistent_projection_initialized',
       payload: { roots: ['persist'], baseStateId, files: baseFiles.length },
     });
     await recorder.emit({ type: 'profile_resolved', payload: { profileId: profile.id, source: profile.id } });
-
-    const catalog = buildCatalog([builtinSource(this.deps.tools)]);
-    if (!catalog.ok) throw new HearthFailure(catalog.error);
-    const { bindings } = prepareBindings(
-      catalog.value,
-      {
-        allow: profile.tools.allow as ToolId[],
-        deny: profile.tools.deny as ToolId[],
-        toolDescriptions: profile.tools.toolDescriptions,
-      },
-      'chat',
-    );
-    const snapshot = createSnapshot(`snapshot_${run.id}`, bindings, 'run_finish_allowed');
-    if (!snapshot.ok) throw new HearthFailure(snapshot.error);
     const bodyPath =
       profile.output?.artifacts.find((a) => a.target === 'messageBody')?.path ?? 'output/main.md';
     const prompt = assembleChatPrompt({
@@ -475,175 +481,236 @@ export class ChatService {
       macros,
       continuation: input.target.kind === 'continue',
     });
-
-    let messageIndex: number | null = null;
-    let swipeId = 0;
-    /**
-     * Puts the committed text in the chat (runtime.md §6.5): a new message, a new swipe, or the
-     * continuation of the last message. Each swipe carries the agent metadata of its commit.
-     */
-    const original =
-      input.target.kind === 'continue'
-        ? (await this.deps.chats.messages(input.chat.id))[input.target.index]!
-        : null;
-    const publish = async (text: string, commit: { checkpointId: string; path: string }) => {
-      const rows = await this.deps.chats.messages(input.chat.id);
-      const sendDate = isoDate(this.deps.clock.now());
-      const hearth = {
-        runId: run.id,
-        profileId: profile.id,
-        checkpointId: commit.checkpointId,
-        path: commit.path,
-      };
-      let row: ChatMessageRow;
-      if (original) {
-        const full = original.mes + text;
-        const base = rows[original.index]!;
-        const swipes = base.swipes.map((s, i) =>
-          i === base.swipeId ? { ...s, text: full, extra: { ...s.extra, hearth } } : s,
-        );
-        row = { ...base, mes: full, swipes };
-        messageIndex = base.index;
-        swipeId = base.swipeId;
-      } else if (messageIndex === null && input.target.kind === 'swipe') {
-        const base = rows[input.target.index]!;
-        const swipes = base.swipes.length
-          ? base.swipes
-          : [{ text: base.mes, sendDate: base.sendDate, extra: base.extra, info: {} }];
-        swipeId = swipes.length;
-        row = {
-          ...base,
-          mes: text,
-          swipes: [...swipes, { text, sendDate, extra: { hearth }, info: {} }],
-          swipeId,
-        };
-        messageIndex = base.index;
-      } else if (messageIndex === null) {
-        messageIndex = rows.length;
-        row = {
-          chatId: input.chat.id,
-          index: messageIndex,
-          name: input.character.card.name,
-          isUser: false,
-          isSystem: false,
-          sendDate,
-          mes: text,
-          extra: { hearth },
-          swipes: [{ text, sendDate, extra: { hearth }, info: {} }],
-          swipeId: 0,
-          unknown: {},
-        };
-      } else {
-        const base = rows[messageIndex]!;
-        row = {
-          ...base,
-          mes: text,
-          swipes: base.swipes.map((s, i) => (i === swipeId ? { ...s, text, extra: { hearth } } : s)),
-        };
-      }
-      await this.deps.chats.putMessages([row]);
-      recorder.publish({ type: 'chat-message', message: row });
-      return { messageIndex: messageIndex!, swipeId };
+    const frozen: ChatRunInput = {
+      profile,
+      activation,
+      target: input.target,
+      original: input.original,
+      history: input.history,
+      baseStateId,
+      baseFiles,
+      bodyPath,
+      prompt,
     };
+    await writeJson(workspace, RUN_INPUT, frozen);
+    return frozen;
+  }
 
-    const invocation = rootInvocation(recorder, profile.id);
-    await invocation.start();
-    const end = await runChatLoop(
-      run,
+  async #prepared(
+    recorder: RunLog,
+    inbox: RunInbox,
+    ctx: {
+      workspace: Workspace;
+      chatWs: Workspace;
+      input: ChatRunInput;
+      chat: ChatRecord;
+      character: CharacterRecord;
+      connection: Connection;
+      resumed: boolean;
+    },
+  ): Promise<PreparedRun> {
+    const { workspace, input } = ctx;
+    const run = recorder.run;
+    const profile = migrated(input.profile);
+    const catalog = buildCatalog(this.deps.providers.values());
+    if (!catalog.ok) throw new HearthFailure(catalog.error);
+    const { bindings } = prepareBindings(
+      catalog.value,
       {
-        gateway: this.deps.gatewayFor(input.connection),
+        allow: profile.tools.allow as ToolId[],
+        deny: profile.tools.deny as ToolId[],
+        toolDescriptions: profile.tools.toolDescriptions,
+        ask: (profile.tools.ask ?? []) as ToolId[],
+      },
+      'chat',
+    );
+    const snapshot = createSnapshot(`snapshot_${run.id}`, bindings, 'run_finish_allowed');
+    if (!snapshot.ok) throw new HearthFailure(snapshot.error);
+    const transcript = await WorkspaceTranscript.open(workspace, TRANSCRIPT, input.prompt.messages);
+    const events = ctx.resumed ? await readAll(this.deps.journal, run.id) : [];
+    const ledger = ledgerOf(events);
+    const place = placeOf(events);
+    const publisher = this.#publisher(recorder, { ...ctx, profile, place });
+    return {
+      invocation: rootInvocation({
+        profileId: profile.id,
         snapshot: snapshot.value,
+        audit: auditPaths(chatAuditLayout(), ROOT_INVOCATION),
+      }),
+      scenario: { system: input.prompt.system, transcript, textOnlyTurn: 'drift', guidance: inbox.guidance },
+      deps: {
+        model: run.model,
+        gateway: this.deps.gatewayFor(ctx.connection),
+        clock: this.deps.clock,
+        retry: profile.run.modelRetry,
+        sleep: this.deps.sleep,
         workspace,
         roots: {
           visible: profile.workspace.visibleRoots,
           writable: profile.workspace.writableRoots,
           readOnly: [...READ_ONLY_MOUNTS],
         },
-        recorder,
-        clock: this.deps.clock,
-        retry: profile.run.modelRetry,
-        sleep: this.deps.sleep,
-        sandbox: this.deps.sandbox,
-        system: prompt.system,
-        history: prompt.messages,
-        chat: chatContext(input.history, activation),
-        messageBodyPath: bodyPath,
-        publish,
-        newCommitId: () => this.deps.ids.contentId('commit'),
-      },
-      signal,
-    );
-    await invocation.end(end.kind);
-    // Only a run that finished successfully publishes its persist/ (never a failed or stopped one).
-    if (end.kind === 'completed' && messageIndex !== null) {
-      const promoted = await promotePersist(chatWs.value, workspace, {
-        runId: run.id,
-        baseStateId,
-        base: baseFiles,
-      });
-      await recorder.emit({
-        type: 'persistent_changes_committed',
-        payload: {
-          stateId: promoted.stateId,
-          baseStateId,
-          changed: promoted.changed.map((f) => f.path),
-          removed: promoted.removed,
+        providers: this.deps.providers,
+        capabilities: {
+          chat: chatContext(input.history, input.activation),
+          commit: {
+            messageBodyPath: input.bodyPath,
+            messageBodyRequired:
+              profile.output?.artifacts.find((a) => a.target === 'messageBody')?.required ?? true,
+          },
+          sandbox: this.deps.sandbox,
         },
-      });
-      if (promoted.stateId) {
-        const row = (await this.deps.chats.messages(input.chat.id))[messageIndex]!;
-        const swipes = row.swipes.map((s, i) =>
-          i === swipeId
-            ? {
-                ...s,
-                extra: {
-                  ...s.extra,
-                  hearth: { ...(s.extra.hearth as object), persistStateId: promoted.stateId },
-                },
-              }
-            : s,
-        );
-        const next = { ...row, swipes, extra: row.swipeId === swipeId ? swipes[swipeId]!.extra : row.extra };
-        await this.deps.chats.putMessages([next]);
-        recorder.publish({ type: 'chat-message', message: next });
-      }
-    }
-    return end;
+        alwaysAllow: alwaysAllowIn(this.deps.profiles, profile.id),
+        control: { ledger, publisher, foregroundCommitRequired: true, messageBodyPath: input.bodyPath },
+        newId: (prefix) => this.deps.ids.contentId(prefix),
+        startRound: run.rounds + 1,
+        unstarted: ctx.resumed ? unstartedCalls(transcript.messages(), events) : null,
+      },
+      finish: (log) => this.#finishPersist(log, { ...ctx, ledger, place }),
+    };
   }
 
-  async #finalize(recorder: RunRecorder, end: ChatRunEnd): Promise<void> {
-    if (end.kind === 'completed') {
-      await recorder.setStatus('completed');
-      await recorder.emit({ type: 'run_completed', payload: null });
-    } else if (end.kind === 'cancelled') {
-      await recorder.setStatus('cancelled');
-      await recorder.emit({ type: 'run_cancelled', payload: { message: 'Stopped by the person.' } });
-    } else if (end.commits > 0) {
-      // Runtime.md §1.11: a failure after a confirmed commit keeps the committed reply.
-      await recorder.setStatus('partial_success', { error: end.error });
-      await recorder.emit({
-        type: 'run_partial_success',
-        level: 'warn',
-        payload: {
-          code: end.error.code,
-          message: end.error.message,
-          retryable: false,
-          userRetryable: false,
-          preservedCommitCount: end.commits,
-        },
-      });
-    } else {
-      await recorder.setStatus('failed', { error: end.error });
-      await recorder.emit({
-        type: 'run_failed',
-        payload: {
-          code: end.error.code,
-          message: end.error.message,
-          retryable: end.error.retryable === true,
-          userRetryable: end.error.retryable === true || end.error.code === 'model.tool_call_required',
-        },
-      });
-    }
+  /**
+   * Puts committed text in the chat (runtime.md §6.5): the first commit makes a new message, a
+   * new swipe, or continues the last message; later ones replace or append to the same one. What
+   * the run published so far is read back from the chat, so a resumed run continues it exactly.
+   */
+  #publisher(
+    log: RunLog,
+    ctx: {
+      input: ChatRunInput;
+      chat: ChatRecord;
+      character: CharacterRecord;
+      profile: ProfileV5;
+      place: Place;
+    },
+  ): Publisher {
+    const { input, place } = ctx;
+    const chatId = ctx.chat.id;
+    return {
+      publish: async (text, commit) => {
+        const rows = await this.deps.chats.messages(chatId);
+        const sendDate = isoDate(this.deps.clock.now());
+        const hearth = {
+          runId: log.run.id,
+          profileId: ctx.profile.id,
+          checkpointId: commit.checkpointId,
+          path: commit.path,
+        };
+        const prefix = input.original ?? '';
+        const before =
+          place.index === null
+            ? ''
+            : (rows[place.index]!.swipes[place.swipeId]?.text ?? rows[place.index]!.mes).slice(prefix.length);
+        const body = commit.mode === 'append' && !commit.first ? before + text : text;
+        let row: ChatMessageRow;
+        if (place.index !== null) {
+          const base = rows[place.index]!;
+          const full = prefix + body;
+          row = {
+            ...base,
+            mes: base.swipeId === place.swipeId ? full : base.mes,
+            swipes: base.swipes.map((s, i) =>
+              i === place.swipeId ? { ...s, text: full, extra: { ...s.extra, hearth } } : s,
+            ),
+          };
+        } else if (input.target.kind === 'continue') {
+          const base = rows[input.target.index]!;
+          const full = prefix + body;
+          const swipes = base.swipes.length
+            ? base.swipes
+            : [{ text: base.mes, sendDate: base.sendDate, extra: base.extra, info: {} }];
+          row = {
+            ...base,
+            mes: full,
+            swipes: swipes.map((s, i) =>
+              i === base.swipeId ? { ...s, text: full, extra: { ...s.extra, hearth } } : s,
+            ),
+          };
+          [place.index, place.swipeId] = [base.index, base.swipeId];
+        } else if (input.target.kind === 'swipe') {
+          const base = rows[input.target.index]!;
+          const swipes = base.swipes.length
+            ? base.swipes
+            : [{ text: base.mes, sendDate: base.sendDate, extra: base.extra, info: {} }];
+          row = {
+            ...base,
+            mes: body,
+            swipes: [...swipes, { text: body, sendDate, extra: { hearth }, info: {} }],
+            swipeId: swipes.length,
+          };
+          [place.index, place.swipeId] = [base.index, swipes.length];
+        } else {
+          row = {
+            chatId,
+            index: rows.length,
+            name: ctx.character.card.name,
+            isUser: false,
+            isSystem: false,
+            sendDate,
+            mes: body,
+            extra: { hearth },
+            swipes: [{ text: body, sendDate, extra: { hearth }, info: {} }],
+            swipeId: 0,
+            unknown: {},
+          };
+          [place.index, place.swipeId] = [rows.length, 0];
+        }
+        await this.deps.chats.putMessages([row]);
+        log.publish({ type: 'chat-message', message: row });
+        return { messageId: String(place.index), messageIndex: place.index!, swipeId: place.swipeId };
+      },
+    };
+  }
+
+  /** Only a run that finished successfully publishes its persist/ (never a failed or stopped one). */
+  async #finishPersist(
+    log: RunLog,
+    ctx: {
+      workspace: Workspace;
+      chatWs: Workspace;
+      input: ChatRunInput;
+      chat: ChatRecord;
+      ledger: CommitRecord[];
+      place: Place;
+    },
+  ): Promise<void> {
+    const { input, place } = ctx;
+    if (ctx.ledger.length === 0 || place.index === null) return;
+    const promoted = await promotePersist(ctx.chatWs, ctx.workspace, {
+      runId: log.run.id,
+      baseStateId: input.baseStateId,
+      base: input.baseFiles,
+    });
+    await log.emit({
+      type: 'persistent_changes_committed',
+      payload: {
+        stateId: promoted.stateId,
+        baseStateId: input.baseStateId,
+        changed: promoted.changed.map((f) => f.path),
+        removed: promoted.removed,
+      },
+    });
+    if (!promoted.stateId) return;
+    const row = (await this.deps.chats.messages(ctx.chat.id))[place.index]!;
+    const swipes = row.swipes.map((s, i) =>
+      i === place.swipeId
+        ? {
+            ...s,
+            extra: {
+              ...s.extra,
+              hearth: { ...(s.extra.hearth as object), persistStateId: promoted.stateId },
+            },
+          }
+        : s,
+    );
+    const next = {
+      ...row,
+      swipes,
+      extra: row.swipeId === place.swipeId ? swipes[place.swipeId]!.extra : row.extra,
+    };
+    await this.deps.chats.putMessages([next]);
+    log.publish({ type: 'chat-message', message: next });
   }
 
   async #books(character: CharacterRecord, chat: ChatRecord): Promise<ActivationBook[]> {
@@ -733,10 +800,6 @@ export class ChatService {
       );
     return row;
   }
-
-  isActive(runId: string): boolean {
-    return this.#active.has(runId);
-  }
 }
 
 /** The persistent state recorded on the newest character message's shown swipe (runtime.md §6.6). */
@@ -774,7 +837,60 @@ function chatContext(history: readonly ChatMessageRow[], activation: Activation)
 
 const isoDate = (ms: number) => new Date(ms).toISOString();
 const busy = (message: string) => new HearthFailure(hearthError('agent.session_busy', message));
-const toError = (e: unknown): HearthError =>
-  e instanceof HearthFailure
-    ? e.error
-    : hearthError('agent.internal_error', e instanceof Error ? e.message : String(e));
+
+function path(raw: string): WorkspacePath {
+  const parsed = parseWorkspacePath(raw);
+  if (!parsed.ok) throw new Error(`internal: bad path ${raw}`);
+  return parsed.value;
+}
+
+async function writeJson(workspace: Workspace, raw: string, value: unknown): Promise<void> {
+  const written = await workspace.write(path(raw), new TextEncoder().encode(JSON.stringify(value, null, 2)));
+  if (!written.ok) throw new HearthFailure(written.error);
+}
+
+async function readJson<T>(workspace: Workspace, raw: string): Promise<T> {
+  const read = await workspace.read(path(raw));
+  if (!read.ok) throw new HearthFailure(read.error);
+  return JSON.parse(new TextDecoder().decode(read.value)) as T;
+}
+
+function migrated(profile: unknown): ProfileV5 {
+  const result = migrateProfile(profile);
+  if (!result.ok) throw new HearthFailure(result.error);
+  return result.value;
+}
+
+async function readAll(journal: Journal, runId: RunId): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  for (let after = 0; ;) {
+    const page = await journal.read(runId, { afterSeq: after, limit: 500 });
+    events.push(...page);
+    if (page.length < 500) return events;
+    after = page.at(-1)!.seq;
+  }
+}
+
+/** The commits an earlier part of the run confirmed (a resumed run never repeats them). */
+const ledgerOf = (events: readonly RunEvent[]): CommitRecord[] =>
+  events.flatMap((e) =>
+    e.type === 'chat_commit_recorded'
+      ? [
+          {
+            path: e.payload.path,
+            mode: e.payload.mode,
+            messageId: e.payload.messageId,
+            messageIndex: e.payload.messageIndex,
+            round: e.payload.round,
+          },
+        ]
+      : [],
+  );
+
+/** Where an earlier part of the run put its reply. */
+function placeOf(events: readonly RunEvent[]): Place {
+  const last = events.findLast((e) => e.type === 'chat_commit_completed');
+  return last?.type === 'chat_commit_completed'
+    ? { index: last.payload.messageIndex, swipeId: last.payload.swipeId }
+    : { index: null, swipeId: 0 };
+}

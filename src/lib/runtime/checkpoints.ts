@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { hearthError, type HearthError } from '$lib/domain/errors';
+import { hearthError, HearthFailure, type HearthError } from '$lib/domain/errors';
 import { sha256Hex } from '$lib/domain/hash';
 import { err, ok, type Result } from '$lib/domain/result';
 import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
+import type { Clock } from '$lib/ports/clock';
 import type { Workspace } from '$lib/ports/workspace';
+import type { RunLog } from './run-recorder';
 
 /**
  * Checkpoints (tools.md §12.7, runtime.md §1.17.5): after every successful write or patch, a
@@ -127,6 +129,37 @@ export async function createCheckpoint(
 }
 
 const nameOf = (path: WorkspacePath) => path.slice(path.lastIndexOf('/') + 1);
+
+/** Copies files into a new checkpoint for a change the journal has just recorded (event `eventSeq`). */
+export type Checkpointer = (
+  reason: CheckpointReason,
+  paths: readonly string[],
+  eventSeq: number,
+) => Promise<{ checkpointId: string }>;
+
+/**
+ * The one checkpoint path of a run: status `creating_checkpoint`, the copies, then
+ * `checkpoint_created`. A failure is a system failure (it throws).
+ */
+export const checkpointer =
+  (deps: { workspace: Workspace; runDir: WorkspacePath; log: RunLog; clock: Clock }): Checkpointer =>
+  async (reason, paths, eventSeq) => {
+    await deps.log.setStatus('creating_checkpoint');
+    const created = await createCheckpoint(deps.workspace, {
+      runDir: deps.runDir,
+      runId: deps.log.run.id,
+      reason,
+      eventSeq,
+      paths: paths as WorkspacePath[],
+      now: deps.clock.now(),
+    });
+    if (!created.ok) throw new HearthFailure(created.error);
+    await deps.log.emit({
+      type: 'checkpoint_created',
+      payload: { checkpointId: created.value.checkpointId, reason },
+    });
+    return created.value;
+  };
 
 const checkpointSchema = z.object({
   id: z.string().regex(ID_PATTERN),

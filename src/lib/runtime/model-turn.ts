@@ -3,8 +3,7 @@ import type { ContentPart, FinishReason, ModelRequest, StreamPart, Usage } from 
 import { createReplyAssembler } from '$lib/domain/model-reply';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import { canRetryModelCall } from '$lib/domain/errors';
-import { ROOT_INVOCATION } from '$lib/domain/run';
-import type { RunRecorder } from './run-recorder';
+import type { RunLog } from './run-recorder';
 
 export interface ModelToolCall {
   callId: string;
@@ -96,7 +95,8 @@ export interface RetryPolicy {
 
 export interface ModelCallDeps {
   gateway: ModelGateway;
-  recorder: RunRecorder;
+  log: RunLog;
+  invocationId: string;
   retry: RetryPolicy;
   /** Resolves after `ms`, or early when `signal` aborts. */
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -107,28 +107,33 @@ export type CallOutcome =
   | { kind: 'failed'; error: HearthError; partial: ModelTurn }
   | { kind: 'cancelled'; partial: ModelTurn };
 
-/** D15: retry rate limits and transient failures, never once tool-call output has streamed. */
+/**
+ * D15: retry rate limits and transient failures, never once tool-call output has streamed. Every
+ * part goes to the page live and to `onPart`; `onReset` says a retry voids what streamed.
+ */
 export async function callWithRetry(
   request: ModelRequest,
   round: number,
   deps: ModelCallDeps,
   signal: AbortSignal,
+  watch: { onPart?: (part: StreamPart) => void; onReset?: () => void } = {},
 ): Promise<CallOutcome> {
-  const { recorder, retry } = deps;
+  const { log, retry, invocationId } = deps;
   for (let attempt = 1; ; attempt++) {
-    const outcome = await collectModelTurn(deps.gateway, request, signal, (part) =>
-      recorder.publish({ type: 'part', round, part }),
-    );
+    const outcome = await collectModelTurn(deps.gateway, request, signal, (part) => {
+      log.publish({ type: 'part', round, part });
+      watch.onPart?.(part);
+    });
     if (outcome.kind === 'completed') return outcome;
     if (signal.aborted) return { kind: 'cancelled', partial: outcome.partial };
     const retryable = canRetryModelCall(outcome.error) && !outcome.toolOutputStarted;
     const willRetry = retryable && attempt <= retry.maxRetries;
-    await recorder.emit({
+    await log.emit({
       type: 'model_call_attempt_failed',
       level: willRetry ? 'warn' : 'error',
       payload: {
         round,
-        invocationId: ROOT_INVOCATION,
+        invocationId,
         attempt,
         maxRetries: retry.maxRetries,
         retryable,
@@ -139,11 +144,12 @@ export async function callWithRetry(
     });
     if (!willRetry) return { kind: 'failed', error: outcome.error, partial: outcome.partial };
     const intervalMs = Math.max(outcome.error.retryAfterMs ?? 0, retry.intervalMs * 2 ** (attempt - 1));
-    await recorder.emit({
+    await log.emit({
       type: 'model_call_retry_scheduled',
-      payload: { round, invocationId: ROOT_INVOCATION, nextAttempt: attempt + 1, intervalMs },
+      payload: { round, invocationId, nextAttempt: attempt + 1, intervalMs },
     });
-    recorder.publish({ type: 'round-reset', round });
+    log.publish({ type: 'round-reset', round });
+    watch.onReset?.();
     await deps.sleep(intervalMs, signal);
     if (signal.aborted) return { kind: 'cancelled', partial: outcome.partial };
   }

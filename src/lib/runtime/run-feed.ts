@@ -6,6 +6,11 @@ type Listener = (update: RunUpdate) => void;
 export class RunFeed {
   readonly #listeners = new Map<string, Set<Listener>>();
 
+  /** How many listeners follow a run (0 once every watcher let go). */
+  listeners(runId: string): number {
+    return this.#listeners.get(runId)?.size ?? 0;
+  }
+
   publish(runId: string, update: RunUpdate): void {
     for (const l of this.#listeners.get(runId) ?? []) l(update);
   }
@@ -21,12 +26,18 @@ export class RunFeed {
   }
 }
 
-/** A push-to-pull queue: producers `push`, one consumer iterates until `close`. */
+/**
+ * A push-to-pull queue: producers `push`, one consumer iterates until `close`. `onLeave` runs when
+ * the consumer stops iterating before the queue closed (its `return()`), so whoever feeds the
+ * queue can let go of it.
+ */
 export class AsyncQueue<T> implements AsyncIterable<T> {
   #items: T[] = [];
   #closed = false;
   #failure: unknown = undefined;
   #wake: (() => void) | null = null;
+
+  constructor(private readonly onLeave?: () => void) {}
 
   push(item: T): void {
     if (this.#closed) return;
@@ -47,17 +58,25 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
-    for (;;) {
-      if (this.#items.length > 0) {
-        yield this.#items.shift()!;
-        continue;
+    try {
+      for (;;) {
+        if (this.#items.length > 0) {
+          yield this.#items.shift()!;
+          continue;
+        }
+        if (this.#closed) {
+          if (this.#failure !== undefined) throw this.#failure;
+          return;
+        }
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+        this.#wake = null;
       }
-      if (this.#closed) {
-        if (this.#failure !== undefined) throw this.#failure;
-        return;
+    } finally {
+      if (!this.#closed) {
+        this.#closed = true;
+        this.#items = [];
+        this.onLeave?.();
       }
-      await new Promise<void>((resolve) => (this.#wake = resolve));
-      this.#wake = null;
     }
   }
 }

@@ -9,13 +9,19 @@ export interface ToolPolicy {
   allow: readonly ToolId[];
   deny: readonly ToolId[];
   toolDescriptions: Readonly<Record<string, { description?: string; properties?: Record<string, string> }>>;
+  /** Tools that ask the person before each call (D20); the rest run when called. */
+  ask?: readonly ToolId[];
 }
+
+/** Whether a call runs as soon as the gate passes it, or waits for the person first (D20). */
+export type ApprovalMode = 'allow' | 'ask';
 
 /** A tool bound for one invocation: the catalog entry with the profile's wording applied. */
 export interface ToolBinding {
   tool: CatalogTool;
   description: string;
   parameters: JsonObject;
+  approval: ApprovalMode;
 }
 
 export interface BindingDiagnostic {
@@ -36,6 +42,7 @@ export function prepareBindings(
 ): { bindings: ToolBinding[]; diagnostics: BindingDiagnostic[] } {
   const byId = new Map(catalog.map((t) => [t.toolId, t] as const));
   const denied = new Set(policy.deny);
+  const asked = new Set(policy.ask ?? []);
   const bindings: ToolBinding[] = [];
   const diagnostics: BindingDiagnostic[] = [];
   for (const toolId of new Set(policy.allow)) {
@@ -45,7 +52,7 @@ export function prepareBindings(
       diagnostics.push({ toolId, code: 'tool.unavailable', message: `${toolId} is not available now.` });
       continue;
     }
-    if (!tool.scopes.includes(scope)) {
+    if (!tool.facts.scopes.includes(scope)) {
       diagnostics.push({
         toolId,
         code: 'tool.not_in_scope',
@@ -60,6 +67,7 @@ export function prepareBindings(
       tool,
       description: override?.description?.trim() || tool.description,
       parameters: withPropertyDescriptions(tool.parameters, override?.properties ?? {}),
+      approval: asked.has(toolId) ? 'ask' : 'allow',
     });
   }
   return { bindings, diagnostics };

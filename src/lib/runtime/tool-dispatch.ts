@@ -1,81 +1,95 @@
 import { HearthFailure, type HearthError } from '$lib/domain/errors';
+import type { NewRunEvent } from '$lib/domain/events';
 import type { JsonObject } from '$lib/domain/json';
 import type { ToolChoice } from '$lib/domain/model';
-import type { InvocationId } from '$lib/domain/run';
 import { invalidArgumentsMessage, normalizeToolArguments } from '$lib/domain/tool-arguments';
 import { builtinToolId, type ToolId } from '$lib/domain/tool-id';
-import type { WorkspacePath } from '$lib/domain/workspace-path';
 import type { AgentToolResult } from '$lib/domain/tool-result';
+import type { WorkspacePath } from '$lib/domain/workspace-path';
 import type { Workspace } from '$lib/ports/workspace';
-import { failure, type ToolContext, type ToolEffect, type ToolOutcome } from '$lib/tools/tool';
-import { validateToolInput } from '$lib/tools/validate';
-import { callStem, type AuditPaths } from './audit-paths';
-import type { CheckpointReason } from './checkpoints';
+import {
+  failure,
+  isControlEffect,
+  type ControlEffect,
+  type FileEffect,
+  type ToolContext,
+  type ToolOutcome,
+} from '$lib/tools/tool';
+import type { ApprovalDesk } from './approvals';
+import { callStem } from './audit-paths';
+import type { Checkpointer, CheckpointReason } from './checkpoints';
+import type { Invocation } from './invocation';
 import type { ModelToolCall } from './model-turn';
-import type { RunRecorder } from './run-recorder';
 import { DEFAULT_INLINE_CHAR_LIMIT, projectLongResult } from './result-projection';
-import { shellBuiltins } from './shell-builtins';
-import { gateToolCall } from './tool-gate';
-import type { SnapshotBinding, ToolSnapshot } from './tool-snapshot';
-
-/** Runs MCP or extension calls. Recoverable failures are outcomes; system failures throw. */
-export interface ExternalToolExecutor {
-  execute(
-    binding: SnapshotBinding,
-    args: JsonObject,
-    call: { callId: string; signal: AbortSignal },
-  ): Promise<ToolOutcome>;
-}
+import type { RunLog } from './run-recorder';
+import type { ToolProviders } from './tool-catalog';
+import { approvalFor, gateToolCall } from './tool-gate';
+import type { SnapshotBinding } from './tool-snapshot';
 
 export interface DispatchDeps {
-  snapshot: ToolSnapshot;
+  invocation: Invocation;
+  log: RunLog;
+  providers: ToolProviders;
   toolChoice: ToolChoice;
-  toolContext: ToolContext;
+  /** The context every tool of this invocation runs with. */
+  context: ToolContext;
   workspace: Workspace;
-  audit: AuditPaths;
-  recorder: RunRecorder;
-  invocationId: InvocationId;
   clock: { now(): number };
-  external?: Partial<Record<'mcp' | 'extension', ExternalToolExecutor>>;
+  checkpoint: Checkpointer;
+  /** Where calls set to Ask wait for the person. */
+  approvals: ApprovalDesk;
+  newApprovalId: () => string;
+  /** "Always allow": the profile stops asking about this tool. */
+  alwaysAllow: (toolId: ToolId) => Promise<void>;
+  /** Performs the call's control effects (runtime/control.ts); returns the outcome to record. */
+  control: (effects: ControlEffect[], outcome: ToolOutcome) => Promise<ToolOutcome>;
   /** The profile's `tools.externalResultInlineCharLimit`. */
   inlineCharLimit?: number;
-  /** Performs a Chat run's commit or finish; returns the call's outcome (or an error instead). */
-  onControl?: (
-    effect: Extract<ToolEffect, { type: 'commit' | 'finish' }>,
-    outcome: ToolOutcome,
-  ) => Promise<ToolOutcome>;
-  /** Copies changed files into a new checkpoint; throws on failure (a system failure). */
-  checkpoint?: (
-    reason: CheckpointReason,
-    paths: string[],
-    eventSeq: number,
-  ) => Promise<{ checkpointId: string }>;
 }
 
 const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value, null, 2));
 
+/**
+ * Audit files are written once: an existing file stays. Writing the same record again (a resumed
+ * run making a call that never started) is a no-op; a different one is a system failure.
+ */
 async function writeAudit(workspace: Workspace, path: Parameters<Workspace['write']>[0], value: unknown) {
-  const written = await workspace.write(path, encode(value), { kind: 'absent' });
-  if (!written.ok) {
-    throw new HearthFailure({
-      code: 'storage.failed',
-      message: `Could not store ${path}: ${written.error.message}`,
-    });
+  const bytes = encode(value);
+  const written = await workspace.write(path, bytes, { kind: 'absent' });
+  if (written.ok) return;
+  if (written.error.code === 'workspace.conflict') {
+    const existing = await workspace.read(path);
+    if (existing.ok && new TextDecoder().decode(existing.value) === new TextDecoder().decode(bytes)) return;
   }
+  throw new HearthFailure({
+    code: 'storage.failed',
+    message: `Could not store ${path}: ${written.error.message}`,
+  });
 }
+
+type CallIds = {
+  round: number;
+  invocationId: string;
+  callId: string;
+  toolId: ToolId | null;
+  name: string | null;
+  callName: string;
+};
 
 /**
  * One call, start to finish (tools.md §7.1): audit the raw arguments, pass the gate, normalize
- * arguments once (ToolArguments), validate, dispatch explicitly to Builtin, MCP or Extension,
- * journal effects, store and journal the result. Recoverable problems become error results the
- * model reads; system failures are journaled and thrown.
+ * arguments once (ToolArguments), let the tool's provider check them, ask the person when the
+ * tool is set to Ask, execute through the provider, journal file effects (with their
+ * checkpoints), hand control effects to the run, store and journal the result. Recoverable
+ * problems become error results the model reads; system failures are journaled and thrown.
  */
 export async function dispatchToolCall(
   call: ModelToolCall,
   round: number,
   deps: DispatchDeps,
 ): Promise<AgentToolResult> {
-  const { recorder, invocationId, snapshot } = deps;
+  const { log, invocation } = deps;
+  const { snapshot, audit } = invocation;
   const stem = await callStem(call.callId);
   const args = normalizeToolArguments(call.rawArguments);
   const decision = gateToolCall(call.name, snapshot, {
@@ -83,22 +97,22 @@ export async function dispatchToolCall(
     toolChoice: deps.toolChoice,
   });
   const binding = decision.kind === 'dispatch' ? decision.binding : null;
-  const ids = {
+  const ids: CallIds = {
     round,
-    invocationId,
+    invocationId: invocation.id,
     callId: call.callId,
     toolId: binding?.tool.toolId ?? null,
     name: binding?.tool.nativeName ?? null,
     callName: call.name,
   };
 
-  const argsPath = deps.audit.toolArgs(round, stem);
+  const argsPath = audit.toolArgs(round, stem);
   await writeAudit(deps.workspace, argsPath, {
     ...ids,
     arguments: args.kind === 'object' ? args.value : null,
     rawArguments: args.kind === 'invalid' ? args.raw : undefined,
   });
-  await recorder.emit({
+  await log.emit({
     type: 'tool_call_requested',
     payload: { ...ids, snapshotId: snapshot.id, argumentsRef: argsPath },
   });
@@ -109,7 +123,7 @@ export async function dispatchToolCall(
   if (decision.kind === 'reject') outcome = failure(decision.code, decision.message);
   else if (args.kind === 'invalid')
     outcome = failure('tool.invalid_arguments', invalidArgumentsMessage(args.raw));
-  else outcome = await run(decision.binding, args.value, call, deps, ids);
+  else outcome = await execute(decision.binding, args.value, argsPath, deps, ids);
 
   const result: AgentToolResult = {
     callId: call.callId,
@@ -121,11 +135,11 @@ export async function dispatchToolCall(
     resourceRefs: outcome.resourceRefs,
     images: outcome.images,
   };
-  const resultPath = deps.audit.toolResult(round, stem);
+  const resultPath = audit.toolResult(round, stem);
   await writeAudit(deps.workspace, resultPath, result);
-  await recorder.emit({
+  await log.emit({
     type: 'tool_result_stored',
-    payload: { round, invocationId, callId: call.callId, path: resultPath },
+    payload: { round, invocationId: invocation.id, callId: call.callId, path: resultPath },
   });
   const external = binding !== null && binding.tool.source !== 'builtin';
   const projected = external ? await projectExternal(result, resultPath, deps) : result;
@@ -135,7 +149,7 @@ export async function dispatchToolCall(
     : external
       ? `External tool returned an error; full result: ${resultPath}`
       : result.content;
-  await recorder.emit({
+  await log.emit({
     type: result.isError ? 'tool_call_failed' : 'tool_call_completed',
     payload: {
       ...ids,
@@ -155,7 +169,8 @@ async function projectExternal(
   auditPath: WorkspacePath,
   deps: DispatchDeps,
 ): Promise<AgentToolResult> {
-  const nameOf = (toolId: string) => deps.snapshot.byToolId.get(toolId as ToolId)?.callName;
+  const { snapshot } = deps.invocation;
+  const nameOf = (toolId: string) => snapshot.byToolId.get(toolId as ToolId)?.callName;
   const projected = await projectLongResult(result, {
     limit: deps.inlineCharLimit ?? DEFAULT_INLINE_CHAR_LIMIT,
     workspace: deps.workspace,
@@ -164,10 +179,10 @@ async function projectExternal(
     searchTool: nameOf(builtinToolId('workspace.search_files')),
   });
   if (projected.view) {
-    await deps.recorder.emit({
+    await deps.log.emit({
       type: 'tool_result_readable_view_stored',
       payload: {
-        invocationId: deps.invocationId,
+        invocationId: deps.invocation.id,
         callId: result.callId,
         toolId: result.toolId,
         path: projected.view.path,
@@ -178,48 +193,32 @@ async function projectExternal(
   return projected.result;
 }
 
-type CallIds = {
-  round: number;
-  invocationId: InvocationId;
-  callId: string;
-  toolId: ToolId | null;
-  name: string | null;
-  callName: string;
-};
-
-async function run(
+async function execute(
   binding: SnapshotBinding,
   args: JsonObject,
-  call: ModelToolCall,
+  argsPath: WorkspacePath,
   deps: DispatchDeps,
   ids: CallIds,
 ): Promise<ToolOutcome> {
   const { tool } = binding;
-  let execute: () => Promise<ToolOutcome>;
-  if (tool.source === 'builtin') {
-    const builtin = tool.builtin!;
-    const input = validateToolInput(builtin, args);
-    if (!input.ok) return failure('tool.invalid_arguments', input.error);
-    const context: ToolContext = {
-      ...deps.toolContext,
-      shellBuiltins: shellBuiltins(deps.snapshot, deps.toolContext),
-      // Live only (never journaled): the person sees Python load during the run.
-      onShellProgress: (progress) => deps.recorder.publish({ type: 'engine-progress', progress }),
-    };
-    execute = () => builtin.execute(input.value as never, context);
-  } else {
-    const executor = deps.external?.[tool.source];
-    if (!executor) return failure('tool.unknown_tool', `\`${call.name}\` is not available right now.`);
-    execute = () => executor.execute(binding, args, { callId: call.callId, signal: deps.toolContext.signal });
+  const provider = deps.providers.get(tool.source);
+  if (!provider) return failure('tool.unknown_tool', `\`${ids.callName}\` is not available right now.`);
+  const checked = provider.check(tool, args);
+  if (!checked.ok) return checked.outcome;
+
+  if (approvalFor(binding, deps.approvals) === 'ask') {
+    const denied = await ask(binding, argsPath, deps, ids);
+    if (denied) return denied;
   }
-  await deps.recorder.emit({
+
+  await deps.log.emit({
     type: 'tool_call_started',
     payload: { ...ids, toolId: tool.toolId, name: tool.nativeName },
   });
-  if (deps.recorder.run.status !== 'dispatching_tool') await deps.recorder.setStatus('dispatching_tool');
+  if (deps.log.run.status !== 'dispatching_tool') await deps.log.setStatus('dispatching_tool');
   let outcome: ToolOutcome;
   try {
-    outcome = await execute();
+    outcome = await provider.execute(tool, checked.input, deps.context);
   } catch (e) {
     throw await failSystem(
       deps,
@@ -229,56 +228,98 @@ async function run(
         : { code: 'agent.internal_error', message: e instanceof Error ? e.message : String(e) },
     );
   }
+  const control: ControlEffect[] = [];
   for (const effect of outcome.effects) {
-    if (effect.type === 'commit' || effect.type === 'finish') {
-      // The run performs commit and finish; it may turn the call into an error (e.g. finish before a commit).
-      if (deps.onControl) outcome = await deps.onControl(effect, outcome);
-    } else {
-      await recordEffect(effect, deps);
-    }
+    if (isControlEffect(effect)) control.push(effect);
+    else await recordFileEffect(effect, deps);
   }
-  return outcome;
+  return control.length > 0 ? deps.control(control, outcome) : outcome;
+}
+
+/**
+ * The gate said *ask* (D20): the call waits, with the run, for the person. Returns the denial
+ * the model reads, or null once approved. Stopping the run while it waits cancels the run.
+ */
+async function ask(
+  binding: SnapshotBinding,
+  argsPath: WorkspacePath,
+  deps: DispatchDeps,
+  ids: CallIds,
+): Promise<ToolOutcome | null> {
+  const { tool } = binding;
+  const approvalId = deps.newApprovalId();
+  const base = { invocationId: ids.invocationId, callId: ids.callId, approvalId };
+  await deps.log.setStatus('awaiting_approval');
+  await deps.log.emit({
+    type: 'tool_call_awaiting_approval',
+    payload: {
+      ...base,
+      round: ids.round,
+      toolId: tool.toolId,
+      name: tool.nativeName,
+      callName: ids.callName,
+      source: tool.origin,
+      argumentsRef: argsPath,
+    },
+  });
+  const decision = await deps.approvals.ask(
+    {
+      approvalId,
+      invocationId: ids.invocationId,
+      callId: ids.callId,
+      toolId: tool.toolId,
+      name: tool.nativeName,
+      callName: ids.callName,
+      origin: tool.origin,
+      argumentsRef: argsPath,
+    },
+    deps.context.signal,
+  );
+  if (decision === 'deny') {
+    await deps.log.emit({ type: 'tool_call_denied', payload: base });
+    return failure(
+      'tool.denied',
+      `The person declined this call of \`${ids.callName}\`. Do not repeat it unchanged: continue without it, or say what you need it for.`,
+    );
+  }
+  if (decision === 'always') await deps.alwaysAllow(tool.toolId);
+  await deps.log.emit({ type: 'tool_call_approved', payload: { ...base, always: decision === 'always' } });
+  return null;
 }
 
 /**
  * A file change: journaled (intent, then the checkpoint that keeps a copy of the new content)
  * before the next call runs (tools.md §12.7).
  */
-async function recordEffect(effect: ToolEffect, deps: DispatchDeps): Promise<void> {
-  const { recorder, invocationId } = deps;
-  let event;
-  let reason: CheckpointReason;
-  let paths: string[];
-  if (effect.type === 'file-written') {
-    const { type: _type, ...fields } = effect;
-    [event] = await recorder.emit({ type: 'workspace_file_written', payload: { invocationId, ...fields } });
-    [reason, paths] = ['tool_workspace_write', [effect.path]];
-  } else if (effect.type === 'file-patched') {
-    const { type: _type, ...fields } = effect;
-    [event] = await recorder.emit({ type: 'workspace_patch_applied', payload: { invocationId, ...fields } });
-    [reason, paths] = ['tool_workspace_patch', [effect.path]];
-  } else if (effect.type === 'shell-changed') {
-    [event] = await recorder.emit({
-      type: 'workspace_shell_changed',
-      payload: { invocationId, changes: effect.changes },
-    });
-    [reason, paths] = [
-      'tool_workspace_shell',
-      effect.changes.filter((c) => c.change === 'written').map((c) => c.path),
-    ];
-  } else {
-    // Commit and finish are Chat-run effects, handled by the Chat loop (not bound in Sessions).
-    return;
+async function recordFileEffect(effect: FileEffect, deps: DispatchDeps): Promise<void> {
+  const [event] = await deps.log.emit(fileEvent(effect, deps.invocation.id));
+  const [reason, paths]: [CheckpointReason, string[]] =
+    effect.type === 'file-written'
+      ? ['tool_workspace_write', [effect.path]]
+      : effect.type === 'file-patched'
+        ? ['tool_workspace_patch', [effect.path]]
+        : ['tool_workspace_shell', effect.changes.filter((c) => c.change === 'written').map((c) => c.path)];
+  if (paths.length > 0) await deps.checkpoint(reason, paths, event!.seq);
+}
+
+function fileEvent(effect: FileEffect, invocationId: string): NewRunEvent {
+  switch (effect.type) {
+    case 'file-written': {
+      const { type: _type, ...fields } = effect;
+      return { type: 'workspace_file_written', payload: { invocationId, ...fields } };
+    }
+    case 'file-patched': {
+      const { type: _type, ...fields } = effect;
+      return { type: 'workspace_patch_applied', payload: { invocationId, ...fields } };
+    }
+    case 'shell-changed':
+      return { type: 'workspace_shell_changed', payload: { invocationId, changes: effect.changes } };
   }
-  if (!deps.checkpoint || paths.length === 0) return;
-  await recorder.setStatus('creating_checkpoint');
-  const { checkpointId } = await deps.checkpoint(reason, paths, event!.seq);
-  await recorder.emit({ type: 'checkpoint_created', payload: { checkpointId, reason } });
 }
 
 /** Journals a system failure of this call at error level and returns it to be thrown. */
 async function failSystem(deps: DispatchDeps, ids: CallIds, error: HearthError): Promise<HearthFailure> {
-  await deps.recorder.emit({
+  await deps.log.emit({
     type: 'tool_call_failed',
     level: 'error',
     payload: {

@@ -1,5 +1,7 @@
 import type { HearthError } from '$lib/domain/errors';
 import type { ToolChoice } from '$lib/domain/model';
+import type { ToolId } from '$lib/domain/tool-id';
+import type { ApprovalMode } from './tool-bindings';
 import type { SnapshotBinding, ToolSnapshot } from './tool-snapshot';
 import { callNames } from './tool-snapshot';
 
@@ -51,3 +53,12 @@ export function gateToolCall(
   }
   return { kind: 'dispatch', binding };
 }
+
+/**
+ * The gate's second question, once a call's arguments are known good (D20): run it now, or ask
+ * the person first. A tool set to Ask asks, unless the person chose Always allow during this run.
+ */
+export const approvalFor = (
+  binding: SnapshotBinding,
+  run: { allowed(toolId: ToolId): boolean },
+): ApprovalMode => (binding.approval === 'ask' && !run.allowed(binding.tool.toolId) ? 'ask' : 'allow');

@@ -1,9 +1,8 @@
 import { allocateCallNames, type CallNameEntry } from '$lib/domain/call-names';
-import { CHILD_EXCLUDED_TOOLS } from '$lib/domain/builtin-tools';
 import type { HearthError } from '$lib/domain/errors';
 import type { ModelToolSpec } from '$lib/domain/model';
 import { err, ok, type Result } from '$lib/domain/result';
-import { builtinToolId, type ToolId } from '$lib/domain/tool-id';
+import type { ToolId } from '$lib/domain/tool-id';
 import type { ToolBinding } from './tool-bindings';
 
 /** How an invocation may end (runtime.md §1.1): root and handoff runs finish; children return. */
@@ -27,8 +26,6 @@ export interface ToolSnapshot {
   readonly specs: readonly ModelToolSpec[];
 }
 
-const EXCLUDED_FOR_CHILDREN = new Set<ToolId>(CHILD_EXCLUDED_TOOLS.map(builtinToolId));
-
 /**
  * Applies the completion protocol (return-mode children lose commit, finish and delegation and
  * gain `task.return`), allocates call names (builtins first) and freezes the result.
@@ -41,7 +38,7 @@ export function createSnapshot(
 ): Result<ToolSnapshot, HearthError> {
   let bound = [...bindings];
   if (exitPolicy === 'task_return_required') {
-    bound = bound.filter((b) => !EXCLUDED_FOR_CHILDREN.has(b.tool.toolId));
+    bound = bound.filter((b) => b.tool.facts.forChildren);
     if (taskReturn) bound.push(taskReturn);
   }
   const names = allocateCallNames(

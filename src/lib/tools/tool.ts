@@ -1,21 +1,21 @@
 import type { z } from 'zod';
+import { BUILTIN_TOOLS, type BuiltinToolName, type ToolFacts } from '$lib/domain/builtin-tools';
 import type { ErrorCode } from '$lib/domain/errors';
+import type { ShellFileChange } from '$lib/domain/events';
 import type { JsonValue } from '$lib/domain/json';
 import type { ImageRef } from '$lib/domain/model';
-import type { ToolId } from '$lib/domain/tool-id';
-import type { WorkspaceRoots } from '$lib/domain/workspace-roots';
-import type { ShellFileChange } from '$lib/domain/events';
-import type { ChatContext } from '$lib/ports/chat-context';
 import type { EngineProgress } from '$lib/domain/run-update';
+import { builtinCallName, builtinToolId, type ToolId } from '$lib/domain/tool-id';
+import type { WorkspaceRoots } from '$lib/domain/workspace-roots';
+import type { ChatContext } from '$lib/ports/chat-context';
 import type { CallBuiltin, Sandbox } from '$lib/ports/sandbox';
 import type { Workspace } from '$lib/ports/workspace';
 import type { ReadState } from './workspace/read-state';
 
 export type { ToolScope } from '$lib/domain/tool-scope';
-import type { ToolScope } from '$lib/domain/tool-scope';
 
-/** A change a tool made that the runtime must journal and checkpoint. */
-export type ToolEffect =
+/** A file change a tool made: the runtime journals it and checkpoints the files. */
+export type FileEffect =
   | {
       type: 'file-written';
       path: string;
@@ -34,26 +34,19 @@ export type ToolEffect =
       /** Occurrences of `old_string` replaced (all of them with `replace_all`, else 1). */
       replacements: number;
     }
-  /** `workspace_shell` wrote these changes back; the runtime journals them and checkpoints the written files. */
-  | { type: 'shell-changed'; changes: ShellFileChange[] }
+  /** `workspace_shell` wrote these changes back. */
+  | { type: 'shell-changed'; changes: ShellFileChange[] };
+
+/**
+ * A change to the run itself that only the runtime can make (`runtime/control.ts` performs them,
+ * in one place): publishing a reply, ending the run; later delegating, awaiting, handing off and
+ * returning a task. The tool checks its own arguments only.
+ */
+export type ControlEffect =
   /**
    * `workspace_commit` validated a commit (runtime.md §1.9): the path is visible, the mode valid,
    * the file exists, is UTF-8 and is not a blank required message body. `chars`, `words` and
-   * `sha256` describe the whole file as read. The tool's outcome is the success result; its
-   * `structured.messageId`/`messageIndex` are `null` until the host answers. The runtime must:
-   * 1. journal `chat_commit_started {commitId: commit_<uuid>, invocationId, callId, path, mode, reason}`;
-   * 2. status `creating_checkpoint`, checkpoint the file with reason `chat_commit` (`checkpoint_created`);
-   * 3. register the pending host commit, status `awaiting_host_commit`, journal `chat_commit_requested`
-   *    {commitId, invocationId, callId, run identity, path, mode, reason, chars, words, sha256, checkpointId};
-   * 4. wait for the host: cancellation drops the pending commit and ends the run `cancelled`; a host
-   *    error journals `chat_commit_failed` and is the system failure `agent.chat_commit_failed`
-   *    (the tool's outcome is discarded);
-   * 5. on success record `{path, mode, messageId, round}` in the run's commit ledger (shared along the
-   *    handoff chain), status `dispatching_tool`, journal `chat_commit_completed` (with `messageIndex`)
-   *    and `chat_commit_recorded`, and return `commitCompleted(outcome, messageId)` (commit.ts);
-   * 6. when `finish` is true (D6), then finish the run exactly as for a `finish` effect — the commit
-   *    just succeeded, so `agent.foreground_commit_required` cannot apply.
-   * Commit is never offered to return-mode children (tools.md §4.2), so the tool does not check that.
+   * `sha256` describe the whole file as read. `finish: true` ends the run after the commit (D6).
    */
   | {
       type: 'commit';
@@ -61,23 +54,18 @@ export type ToolEffect =
       mode: 'replace' | 'append';
       /** Trimmed; absent when the model gave none. */
       reason?: string;
-      /** `workspace_commit` with `finish: true`: end the run after this commit (D6). */
       finish: boolean;
       chars: number;
       words: number;
       sha256: string;
     }
-  /**
-   * `workspace_finish` asks to end the run (runtime.md §1.10). The tool checks only its arguments;
-   * the runtime must, in order, replace the outcome with a recoverable error when
-   * - the invocation is a return-mode child: `agent.child_finish_denied` (tell it to call `task_return`);
-   * - the run is a foreground run whose commit ledger is empty (a commit by an earlier handoff owner
-   *   counts): `agent.foreground_commit_required` (tell it to call `workspace_commit` first);
-   * - it is not the last call of its turn: per D6 the calls after it get `agent.tool_after_finish`.
-   * Otherwise cancel the invocation's unfinished return-mode tasks without waiting, end the tool loop
-   * and run `finishRun` (persist promotion, persistent-state metadata handshake, `completed`).
-   */
+  /** `workspace_finish` asks to end the run (runtime.md §1.10). */
   | { type: 'finish'; reason?: string };
+
+export type ToolEffect = FileEffect | ControlEffect;
+
+export const isControlEffect = (effect: ToolEffect): effect is ControlEffect =>
+  effect.type === 'commit' || effect.type === 'finish';
 
 /** What a tool returns; the runtime adds call id and tool id to make an AgentToolResult. */
 export interface ToolOutcome {
@@ -90,39 +78,46 @@ export interface ToolOutcome {
   effects: ToolEffect[];
 }
 
-/** Everything a builtin tool may touch; tools reach the outside world only through this. */
+/** Builtins callable from inside the shell, by native name, with a JSON object of arguments. */
+export interface ShellBuiltins {
+  names: readonly string[];
+  call: CallBuiltin;
+}
+
+/** Runs that publish a reply (Chats): where the reply is drafted. */
+export interface CommitCapability {
+  /** The profile's message-body artifact path, the default of `workspace_commit`'s `path`. */
+  messageBodyPath: string;
+  /** Committing that file while it is blank fails with `workspace.required_artifact_empty`. */
+  messageBodyRequired: boolean;
+}
+
+/** Runs with a sandbox: the shell and what it may call back. */
+export interface ShellCapability {
+  sandbox: Sandbox;
+  /** The builtins the shell can call as `builtin.<name> '<json>'` (tools.md §13.12). */
+  builtins: ShellBuiltins;
+  /** Engine download progress of a call (the first Python call), for the person watching. */
+  onProgress?: (progress: EngineProgress) => void;
+}
+
+/**
+ * Everything a builtin tool may touch; tools reach the outside world only through this. The core
+ * is always there; each capability is there only in runs that have it (a tool without the one it
+ * needs says so to the model).
+ */
 export interface ToolContext {
   workspace: Workspace;
   roots: WorkspaceRoots;
   /** Per-invocation read-state for CAS (tools.md §12.3). */
   readState: ReadState;
   signal: AbortSignal;
-  /** Chat runs: the bound chat and the frozen World Info activation; absent in Sessions. */
+  /** Chat runs: the bound chat and the frozen World Info activation. */
   chat?: ChatContext;
-  /**
-   * Chat runs: the profile's message-body artifact path, the default of `workspace_commit`'s
-   * `path`. Default `output/main.md`.
-   */
-  messageBodyPath?: string;
-  /**
-   * Whether that artifact is `required`: committing it while it is blank fails with
-   * `workspace.required_artifact_empty`. Default true (the built-in `main` artifact is required).
-   */
-  messageBodyRequired?: boolean;
-  /** Runs `workspace_shell` calls; absent where no sandbox exists (the shell then reports it). */
-  sandbox?: Sandbox;
-  /** The builtins the shell can call as `builtin.<name> '<json>'` (tools.md §13.12). */
-  shellBuiltins?: ShellBuiltins;
-  /** Engine download progress of a shell call (the first Python call), for the person watching. */
-  onShellProgress?: (progress: EngineProgress) => void;
+  commit?: CommitCapability;
+  shell?: ShellCapability;
   /** Uniform random numbers in [0, 1) for `dice.roll`; default a `crypto.getRandomValues` source. */
   random?: () => number;
-}
-
-/** Builtins callable from inside the shell, by native name, with a JSON object of arguments. */
-export interface ShellBuiltins {
-  names: readonly string[];
-  call: CallBuiltin;
 }
 
 /**
@@ -133,12 +128,12 @@ export interface ShellBuiltins {
 export interface BuiltinTool<S extends z.ZodObject = z.ZodObject> {
   id: ToolId;
   /** Native name, e.g. `workspace.read_file`. */
-  name: string;
+  name: BuiltinToolName;
   /** Fixed model-facing call name, e.g. `workspace_read_file`. */
   callName: string;
   description: string;
   parameters: S;
-  scopes: readonly ToolScope[];
+  facts: ToolFacts;
   execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolOutcome>;
 }
 
@@ -158,5 +153,18 @@ export const failure = (code: ErrorCode, message: string): ToolOutcome => ({
   effects: [],
 });
 
-/** Helper that keeps the zod inference of `execute` tied to `parameters`. */
-export const defineTool = <S extends z.ZodObject>(tool: BuiltinTool<S>): BuiltinTool<S> => tool;
+/**
+ * Defines a builtin by its native name: its id, call name and facts come from the builtin table
+ * (`domain/builtin-tools.ts`), and the zod inference of `execute` stays tied to `parameters`.
+ */
+export const defineTool = <S extends z.ZodObject>(tool: {
+  name: BuiltinToolName;
+  description: string;
+  parameters: S;
+  execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolOutcome>;
+}): BuiltinTool<S> => ({
+  ...tool,
+  id: builtinToolId(tool.name),
+  callName: builtinCallName(tool.name),
+  facts: BUILTIN_TOOLS[tool.name],
+});

@@ -22,4 +22,5 @@ export const formatElapsed = (ms: number): string => {
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${s % 60}s`;
 };
 
-export const statusLabel = (status: string): string => status.replaceAll('_', ' ');
+export const statusLabel = (status: string): string =>
+  status === 'awaiting_approval' ? 'waiting for your approval' : status.replaceAll('_', ' ');

@@ -4,7 +4,9 @@ import { connectionHandlers } from './handlers/connections';
 import { lorebookHandlers } from './handlers/lorebooks';
 import { personaHandlers } from './handlers/personas';
 import { profileHandlers } from './handlers/profiles';
+import { runHandlers } from './handlers/runs';
 import { sessionHandlers } from './handlers/sessions';
+import { runLock } from '$lib/runtime/sessions';
 import { chatHandlers } from './handlers/chats';
 import { settingsHandlers } from './handlers/settings';
 import { workspaceHandlers } from './handlers/workspace';
@@ -17,7 +19,9 @@ export type { RuntimeOptions };
 export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, HearthStreams> {
   const ctx = createRuntimeContext(options);
   // Runs a closed tab left behind become `interrupted` as soon as their session lock is free.
-  void ctx.sessions.recoverInterrupted().catch((e) => console.error('Could not recover interrupted runs', e));
+  void ctx.runs
+    .recoverInterrupted((run) => runLock(run.target))
+    .catch((e: unknown) => console.error('Could not recover interrupted runs', e));
   // A fresh install's example character; the characters list waits for it so it never flickers in.
   const seeded = ctx.chats
     .seedExample()
@@ -26,6 +30,7 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
   // One entry per area; each area declares its methods in protocol.ts.
   const areas = [
     sessionHandlers(ctx),
+    runHandlers(ctx),
     workspaceHandlers(ctx),
     connectionHandlers(ctx),
     profileHandlers(ctx),

@@ -27,7 +27,8 @@ import type { Sandbox } from '$lib/ports/sandbox';
 import type { WorkspaceStore } from '$lib/ports/workspace';
 import { SessionService } from '$lib/runtime/sessions';
 import { ChatService } from '$lib/runtime/chats';
-import { RunFeed } from '$lib/runtime/run-feed';
+import { RunService, type PageNotices } from '$lib/runtime/run-service';
+import { builtinProvider, toolProviders } from '$lib/runtime/tool-catalog';
 import { DexieChatStore } from '$lib/adapters/db/chat-store';
 import { runtimeTools } from '$lib/tools/runtime-tools';
 
@@ -43,6 +44,8 @@ export interface RuntimeOptions {
   sandbox?: Sandbox;
   /** Takes the page's sandbox host, which the browser's `sandbox` starts its workers through. */
   attachSandboxHost?: (port: MessagePort) => void;
+  /** This tab's page, told when one of its runs waits for the person. */
+  page?: PageNotices;
 }
 
 /** Everything the worker's handlers share: stores, gateways and the runtime services. */
@@ -63,6 +66,7 @@ export interface RuntimeContext {
   };
   fetch: typeof fetch;
   gatewayFor: (connection: Connection) => ModelGateway;
+  runs: RunService;
   sessions: SessionService;
   chats: ChatService;
 }
@@ -98,8 +102,16 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
         return geminiGateway(http);
     }
   };
-  const feed = new RunFeed();
-  const bus = broadcastRunBus();
+  const runs = new RunService({
+    runs: stores.runs,
+    journal: stores.journal,
+    locks: options.locks,
+    clock: systemClock,
+    ids: randomIds,
+    bus: broadcastRunBus(),
+    sandbox: options.sandbox,
+    page: options.page,
+  });
   const shared = {
     workspaces: options.workspaces,
     locks: options.locks,
@@ -107,11 +119,18 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     clock: systemClock,
     ids: randomIds,
     sleep,
-    bus,
-    feed,
     sandbox: options.sandbox,
+    service: runs,
   };
-  const sessions = new SessionService({ ...stores, ...shared, tools: runtimeTools.session });
-  const chats = new ChatService({ ...stores, ...shared, tools: runtimeTools.chat });
-  return { options, db, stores, fetch: doFetch, gatewayFor, sessions, chats };
+  const sessions = new SessionService({
+    ...stores,
+    ...shared,
+    providers: toolProviders([builtinProvider(runtimeTools.session)]),
+  });
+  const chats = new ChatService({
+    ...stores,
+    ...shared,
+    providers: toolProviders([builtinProvider(runtimeTools.chat)]),
+  });
+  return { options, db, stores, fetch: doFetch, gatewayFor, runs, sessions, chats };
 }

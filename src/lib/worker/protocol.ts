@@ -4,7 +4,7 @@ import type { RunEvent } from '$lib/domain/events';
 import type { ModelMode, ProfileProblem, ProfileScope, ProfileV5 } from '$lib/domain/profile';
 import type { ProfileIssue } from '$lib/ports/profiles';
 import type { PrunedLevel, RetentionPolicy, RetentionPreview, RetentionResult } from '$lib/domain/retention';
-import type { RunId, RunRecord } from '$lib/domain/run';
+import type { RunId, RunRecord, RunTarget } from '$lib/domain/run';
 import type { EngineProgress, RunUpdate } from '$lib/domain/run-update';
 import type { SessionMessage, SessionRecord, SessionSummary } from '$lib/domain/session';
 import type { CharacterCard } from '$lib/chat/card';
@@ -54,6 +54,10 @@ export type SessionMethods = {
   };
   'sessions.update': (p: { sessionId: string; title?: string; connectionId?: string }) => SessionRecord;
   'sessions.delete': (p: { sessionId: string }) => void;
+};
+
+/** Runs of every kind (Session and Chat), wherever they run: this tab or another. */
+export type RunMethods = {
   'runs.cancel': (p: { runId: RunId }) => void;
   'runs.get': (p: { runId: RunId }) => RunRecord;
   /** Adds an instruction to a working run; it is merged into the next model request. */
@@ -61,9 +65,45 @@ export type SessionMethods = {
     guidanceId: string;
     pendingCount: number;
   };
+  /** The person's answer to a call waiting for approval (D20); refused when it no longer waits. */
+  'runs.decide': (p: { runId: RunId; approvalId: string; decision: ApprovalDecision }) => void;
   /** A file the run stored (model responses, tool arguments and results, checkpoints). */
   'runs.file': (p: { runId: RunId; path: string }) => WorkspaceFile;
   'runs.events': (p: { runId: RunId; afterSeq?: number; beforeSeq?: number; limit?: number }) => RunEvent[];
+};
+
+export type RunStreams = {
+  /** Replays a run's journal, then follows it live until it ends. */
+  'runs.watch': (p: { runId: RunId }) => RunUpdate;
+  /** Continues an interrupted (or retryably failed) run as the same run, until it ends. */
+  'runs.resume': (p: { runId: RunId }) => RunUpdate;
+};
+
+/** What the person answers to a call that asks first. */
+export type ApprovalDecision = 'approve' | 'deny' | 'always';
+
+/** A call of one of this tab's runs that waits for the person, as the page is told of it. */
+export interface PendingApproval {
+  runId: RunId;
+  /** Where the run's conversation is (to open it). */
+  target: RunTarget;
+  approvalId: string;
+  invocationId: string;
+  callId: string;
+  toolId: string;
+  name: string;
+  callName: string;
+  origin: string;
+  argumentsRef: string;
+}
+
+/**
+ * What the runtime worker asks of its page, over the same RPC in the other direction: today,
+ * telling it when one of this tab's runs waits for the person, and when it no longer does.
+ */
+export type PageMethods = {
+  'page.approvalRequested': (p: PendingApproval) => null;
+  'page.approvalSettled': (p: { runId: RunId; approvalId: string }) => null;
 };
 
 /** A session's workspace files (visible roots only). */
@@ -105,10 +145,6 @@ export type WorkspaceStreams = {
 export type SessionStreams = {
   /** Sends a message; items arrive from the run's start until it ends. Leaving early detaches. */
   'sessions.send': (p: { sessionId: string; text: string }) => RunUpdate;
-  /** Replays a run's journal, then follows it live until it ends. */
-  'runs.watch': (p: { runId: RunId }) => RunUpdate;
-  /** Continues an interrupted (or retryably failed) run as the same run, until it ends. */
-  'runs.resume': (p: { runId: RunId }) => RunUpdate;
 };
 
 /** Model connections. */
@@ -410,6 +446,7 @@ export type ChatStreams = {
 
 /** Requests the page may make of the runtime worker: the union of every area above. */
 export type HearthMethods = SessionMethods &
+  RunMethods &
   WorkspaceMethods &
   ConnectionMethods &
   ProfileMethods &
@@ -420,4 +457,7 @@ export type HearthMethods = SessionMethods &
   ChatMethods;
 
 /** Streams: items arrive until the stream ends; leaving early detaches. */
-export type HearthStreams = SessionStreams & WorkspaceStreams & SettingsStreams & ChatStreams;
+export type HearthStreams = SessionStreams & RunStreams & WorkspaceStreams & SettingsStreams & ChatStreams;
+
+/** The page's side of the RPC: what the runtime may ask of it (PageMethods). */
+export type PageStreams = Record<never, never>;

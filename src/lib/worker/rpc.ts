@@ -4,6 +4,11 @@ import { HearthFailure, hearthError, toHearthError, type HearthError } from '$li
  * A typed RPC over one message channel (a Worker, its global scope, or a MessagePort):
  * requests with ids, results or coded errors, streamed items, and cancellation. Every pending
  * call and stream settles: with its result, its error, `rpc.cancelled`, or `rpc.closed`.
+ *
+ * It is two-way: each end may serve (`serveRpc`) and call (`RpcClient`) over the same channel.
+ * Requests (`call`, `stream`, `cancel`) go to the other end's server, answers (`result`,
+ * `error`, `item`, `end`) to its client; each side ignores the other kind, and ids are per
+ * direction.
  */
 export interface Endpoint {
   postMessage(message: unknown, transfer?: Transferable[]): void;
@@ -87,6 +92,7 @@ export function serveRpc<M extends MethodTable, S extends MethodTable>(
 
   const onMessage = (e: MessageEvent) => {
     const m = e.data as ClientMessage;
+    if (!isClientMessage(m)) return;
     if (m.t === 'cancel') {
       running.get(m.id)?.abort();
       return;
@@ -104,6 +110,11 @@ export function serveRpc<M extends MethodTable, S extends MethodTable>(
 }
 
 const errorOf = (e: unknown): HearthError => toHearthError(e instanceof HearthFailure ? e.error : e);
+
+const isClientMessage = (m: unknown): m is ClientMessage => {
+  const t = (m as { t?: unknown } | null)?.t;
+  return t === 'call' || t === 'stream' || t === 'cancel';
+};
 
 interface PendingCall {
   kind: 'call';
@@ -214,7 +225,8 @@ export class RpcClient<M extends MethodTable, S extends MethodTable> {
   }
 
   #receive(m: ServerMessage): void {
-    const pending = this.#pending.get(m.id);
+    if (isClientMessage(m)) return;
+    const pending = this.#pending.get(m?.id);
     if (!pending) return;
     if (pending.kind === 'stream') return pending.push(m);
     this.#pending.delete(m.id);

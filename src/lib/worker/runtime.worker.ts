@@ -5,13 +5,17 @@ import { SandboxHost } from '$lib/adapters/sandbox/sandbox-host';
 import { WorkerSandbox } from '$lib/adapters/sandbox/worker-sandbox';
 import { webLocks } from '$lib/adapters/system/locks';
 import { createRuntime } from './api';
-import { serveRpc } from './rpc';
+import type { PageMethods, PageStreams } from './protocol';
+import { RpcClient, serveRpc } from './rpc';
 
 /** The runtime worker (one per tab): agent runs, model calls, storage. Never touches the DOM. */
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 
 let attachSandboxHost!: (port: MessagePort) => void;
 const sandboxHost = new SandboxHost(new Promise((resolve) => (attachSandboxHost = resolve)));
+/** The other direction of the same RPC: what the runtime tells its page. */
+const page = new RpcClient<PageMethods, PageStreams>(scope);
+const tell = (p: Promise<unknown>) => void p.catch(() => {});
 
 serveRpc(
   scope,
@@ -21,5 +25,10 @@ serveRpc(
     storage: navigator.storage,
     sandbox: new WorkerSandbox(sandboxHost, new FetchedEngines()),
     attachSandboxHost,
+    page: {
+      approvalRequested: (runId, target, request) =>
+        tell(page.call('page.approvalRequested', { runId, target, ...request })),
+      approvalSettled: (runId, approvalId) => tell(page.call('page.approvalSettled', { runId, approvalId })),
+    },
   }),
 );

@@ -33,7 +33,13 @@ async function context(): Promise<ToolContext> {
       maxOutputChars: 100_000,
     }),
   ];
-  const ctx = { ...(await memoryToolContext()), sandbox: inProcessSandbox(commands) };
+  const ctx: ToolContext = {
+    ...(await memoryToolContext()),
+    shell: {
+      sandbox: inProcessSandbox(commands),
+      builtins: { names: [], call: async () => ({ text: 'none', isError: true }) },
+    },
+  };
   await putText(
     ctx.workspace,
     'skills/wordcount/SKILL.md',

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const ROOT = join(import.meta.dirname, '../../../src/lib');
+const SRC = join(import.meta.dirname, '../../../src');
+const ROOT = join(SRC, 'lib');
 
 function* files(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {
@@ -12,10 +13,14 @@ function* files(dir: string): Generator<string> {
   }
 }
 
-/** Each `$lib/<layer>` (or relative path resolved into one) imported by files under `layer`. */
+/**
+ * Each `$lib/<layer>` (or relative path resolved into one) imported by files under `layer`
+ * (`routes` is the pages' folder beside `lib`).
+ */
 function importsOf(layer: string): { file: string; target: string }[] {
   const out: { file: string; target: string }[] = [];
-  for (const file of files(join(ROOT, layer))) {
+  const dir = layer === 'routes' ? join(SRC, 'routes') : join(ROOT, layer);
+  for (const file of files(dir)) {
     const text = readFileSync(file, 'utf8');
     // Not after `.`, a word character or a quote: `'profiles.import'` is a method name, not an import.
     // Static imports and re-exports (`… from '…'`), side-effect imports and dynamic `import('…')`.
@@ -25,7 +30,8 @@ function importsOf(layer: string): { file: string; target: string }[] {
       const spec = (m[1] ?? m[2] ?? m[3])!;
       let target: string;
       if (spec.startsWith('$lib/')) target = spec.slice(5);
-      else if (spec.startsWith('.')) target = relative(ROOT, join(file, '..', spec));
+      else if (spec.startsWith('.'))
+        target = layer === 'routes' ? `routes/${spec}` : relative(ROOT, join(file, '..', spec));
       else target = `package:${spec}`;
       out.push({ file: relative(ROOT, file), target });
     }
@@ -33,7 +39,7 @@ function importsOf(layer: string): { file: string; target: string }[] {
   return out;
 }
 
-/** DESIGN.md: dependencies point inward only. */
+/** DESIGN.md: dependencies point inward only. Every folder of src/lib, and the pages. */
 const ALLOWED: Record<string, RegExp> = {
   domain: /^(domain\/|package:zod$)/,
   // Stores of characters, lorebooks and chats hold the chat/ layer's (pure) documents.
@@ -41,10 +47,21 @@ const ALLOWED: Record<string, RegExp> = {
   runtime: /^(domain|ports|runtime|tools|chat)\/|^package:zod$/,
   tools: /^(domain|ports|tools)\/|^package:(zod|re2js)$/,
   chat: /^(domain|chat)\/|^package:(zod|fflate)$/,
+  // Adapters implement ports with libraries; the Dexie stores hold the chat/ layer's documents.
+  adapters: /^(domain|ports|adapters|chat)\/|^package:/,
+  // The worker wires everything below it together; it never reaches the page.
+  worker: /^(domain|ports|runtime|tools|chat|adapters|worker)\/|^package:(zod|fflate)$/,
   client: /^(domain|client|worker\/(protocol|rpc)|worker\/runtime\.worker\?worker)/,
   // chat/ is pure (no I/O): editors use its schemas, defaults and key parsing.
-  ui: /^(domain|client|ui|chat|worker\/protocol)|^package:(svelte|marked|dompurify|workbox-window|\$app\/navigation)/,
+  ui: /^(domain|client|ui|chat|worker\/protocol)|^package:(svelte|marked|dompurify|workbox-window|\$app\/(navigation|state))/,
+  routes: /^(domain|client|ui|chat|routes|worker\/protocol)|^package:(svelte|\$app\/(navigation|state))/,
 };
+
+/** Every folder of src/lib has its rule: a new one must be placed in the layers first. */
+it('every folder of src/lib is a layer with rules', () => {
+  const folders = readdirSync(ROOT).filter((name) => statSync(join(ROOT, name)).isDirectory());
+  expect(folders.filter((f) => !(f in ALLOWED))).toEqual([]);
+});
 
 describe('layering', () => {
   for (const [layer, allowed] of Object.entries(ALLOWED)) {
@@ -54,6 +71,12 @@ describe('layering', () => {
       }
     });
   }
+
+  it('runtime/ reaches the world through ports only: no adapter, no worker, no page', () => {
+    for (const { file, target } of importsOf('runtime')) {
+      expect(target, `${file} imports ${target}`).not.toMatch(/^(adapters|worker|client|ui)\//);
+    }
+  });
 
   it('domain/ touches no I/O globals', () => {
     for (const file of files(join(ROOT, 'domain'))) {

@@ -1,64 +1,11 @@
-import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import { openHearthDatabase } from '$lib/adapters/db/database';
-import { DexieJournal } from '$lib/adapters/db/journal';
-import { DexieConnectionStore, DexieRunStore, DexieSettingsStore } from '$lib/adapters/db/stores';
-import { DexieProfileStore } from '$lib/adapters/db/profile-store';
-import {
-  DexieCharacterStore,
-  DexieLorebookStore,
-  DexiePersonaStore,
-} from '$lib/adapters/db/character-stores';
-import { DexieChatStore } from '$lib/adapters/db/chat-store';
-import { MemoryWorkspaceStore } from '$lib/adapters/memory/workspace';
-import { memoryLocks } from '$lib/adapters/system/locks';
-import { randomIds, systemClock } from '$lib/adapters/system/clock';
 import { demoGateway } from '$lib/adapters/llm/demo/gateway';
-import { newCharacterCard } from '$lib/chat/card';
 import type { RunEvent } from '$lib/domain/events';
 import type { RunUpdate } from '$lib/domain/run-update';
-import type { ModelGateway } from '$lib/ports/model-gateway';
-import { ChatService, chatRunWorkspaceKey } from '$lib/runtime/chats';
-import { RunFeed } from '$lib/runtime/run-feed';
-import { chatScopeTools } from '$lib/tools/chat-scope';
-import { workspaceTools } from '$lib/tools/workspace';
+import { chatRunWorkspaceKey } from '$lib/runtime/chats';
+import { chatHarness } from '../../support/chat-harness';
 import { collect } from '../../support/runtime-harness';
 import { scriptedGateway } from '../../support/scripted-gateway';
-
-let n = 0;
-async function chatHarness(gateway: ModelGateway) {
-  const db = openHearthDatabase(`hearth-chat-${++n}-${Math.random()}`);
-  const workspaces = new MemoryWorkspaceStore();
-  const deps = {
-    chats: new DexieChatStore(db),
-    characters: new DexieCharacterStore(db),
-    personas: new DexiePersonaStore(db),
-    lorebooks: new DexieLorebookStore(db),
-    runs: new DexieRunStore(db),
-    journal: new DexieJournal(db, systemClock),
-    connections: new DexieConnectionStore(db),
-    settings: new DexieSettingsStore(db),
-    profiles: new DexieProfileStore(db),
-    workspaces,
-    locks: memoryLocks(),
-    gatewayFor: () => gateway,
-    tools: [...workspaceTools, ...chatScopeTools],
-    clock: systemClock,
-    ids: randomIds,
-    sleep: async () => undefined,
-    feed: new RunFeed(),
-  };
-  const service = new ChatService(deps);
-  const card = {
-    ...newCharacterCard('Brindle'),
-    firstMes: 'Hello, {{user}}.',
-    alternateGreetings: ['Oh, {{user}} again.'],
-    description: 'A fox who keeps a lighthouse.',
-  };
-  const now = Date.now();
-  await deps.characters.put({ id: 'c1', card, lorebookIds: [], createdAt: now, updatedAt: now });
-  return { service, deps, workspaces };
-}
 
 const events = (updates: RunUpdate[]) =>
   updates.flatMap((u) => (u.type === 'event' ? [u.event as RunEvent] : []));

@@ -5,8 +5,8 @@ import type { RunUpdate } from '$lib/domain/run-update';
 import type { SessionMessage } from '$lib/domain/session';
 import { parseWorkspacePath } from '$lib/domain/workspace-path';
 import type { BusMessage, RunBus } from '$lib/ports/run-bus';
-import { SessionService, sessionWorkspaceKey } from '$lib/runtime/sessions';
-import { collect, runtimeHarness } from '../../support/runtime-harness';
+import { sessionWorkspaceKey } from '$lib/runtime/sessions';
+import { collect, openTab, runtimeHarness } from '../../support/runtime-harness';
 import { scriptedGateway } from '../../support/scripted-gateway';
 
 const types = (updates: RunUpdate[]) =>
@@ -45,7 +45,7 @@ async function leftBehind(
   await h.sessions.appendMessages(
     messages.map((m, index) => ({ ...m, sessionId: session.id, index, runId: run.id, createdAt: 1 })),
   );
-  await h.service.recoverInterrupted();
+  await h.recoverInterrupted();
   return { session, run };
 }
 
@@ -84,7 +84,7 @@ describe('resume (D10)', () => {
     await ws.write(path('work/a.md'), new TextEncoder().encode('A'));
     expect((await h.runs.get(run.id))?.status).toBe('interrupted');
 
-    const updates = await collect(h.service.resume(run.id));
+    const updates = await collect(h.runService.resume(run.id));
     expect(types(updates)).toContain('run_resumed');
     expect(types(updates).at(-1)).toBe('run_completed');
     expect(model.requests).toHaveLength(1);
@@ -116,7 +116,7 @@ describe('resume (D10)', () => {
         ],
       },
     ]);
-    await collect(h.service.resume(run.id));
+    await collect(h.runService.resume(run.id));
     const sent = model.requests[0]!.messages.at(-1)!.parts[0];
     expect(sent).toMatchObject({ type: 'tool-result', callId: 'w1', isError: true });
   });
@@ -128,7 +128,7 @@ describe('resume (D10)', () => {
     const updates = await collect(h.service.send(session.id, 'hello'));
     const run = updates.find((u) => u.type === 'run');
     if (run?.type !== 'run') throw new Error('no run');
-    await expect(collect(h.service.resume(run.run.id))).rejects.toMatchObject({
+    await expect(collect(h.runService.resume(run.run.id))).rejects.toMatchObject({
       code: 'agent.resume_refused',
     });
   });
@@ -142,12 +142,12 @@ describe('guidance (runtime.md §1.13)', () => {
     // First request hangs until cancelled; guidance is queued meanwhile, then the run is stopped.
     const iterator = h.service.send(session.id, 'start')[Symbol.asyncIterator]();
     const first = (await iterator.next()).value as Extract<RunUpdate, { type: 'run' }>;
-    const queued = await h.service.guide(first.run.id, '  Use British spelling.  ');
+    const queued = await h.runService.guide(first.run.id, '  Use British spelling.  ');
     expect(queued.pendingCount).toBe(1);
-    await expect(h.service.guide(first.run.id, '   ')).rejects.toMatchObject({
+    await expect(h.runService.guide(first.run.id, '   ')).rejects.toMatchObject({
       code: 'agent.guidance_empty',
     });
-    await h.service.cancel(first.run.id);
+    await h.runService.cancel(first.run.id);
     const journal = await h.journal.read(first.run.id, { limit: 500 });
     const submitted = journal.find((e) => e.type === 'user_guidance_submitted');
     expect(submitted?.payload).toMatchObject({ text: 'Use British spelling.', status: 'queued', chars: 21 });
@@ -178,12 +178,14 @@ describe('guidance (runtime.md §1.13)', () => {
     });
     const session = await h.service.create();
     const updates: RunUpdate[] = [];
+    let guided = false;
     const done = (async () => {
       for await (const u of h.service.send(session.id, 'answer')) {
         updates.push(u);
-        if (u.type === 'event' && u.event.type === 'model_request_created' && requests.length <= 1) {
+        if (u.type === 'event' && u.event.type === 'model_request_created' && !guided) {
+          guided = true;
           const run = updates.find((x) => x.type === 'run');
-          if (run?.type === 'run') await h.service.guide(run.run.id, 'Mention the weather.');
+          if (run?.type === 'run') await h.runService.guide(run.run.id, 'Mention the weather.');
           release();
         }
       }
@@ -225,21 +227,26 @@ describe('two tabs on one session', () => {
     const model = scriptedGateway([{ hangAfter: 'working on it' }]);
     const h = runtimeHarness(model.gateway);
     const bus = memoryBus();
-    const tabA = new SessionService({ ...h.deps, bus: bus() });
-    const tabB = new SessionService({ ...h.deps, bus: bus() });
-    const session = await tabA.create();
-    const iterator = tabA.send(session.id, 'go')[Symbol.asyncIterator]();
+    const tabA = openTab(h.deps, { bus: bus() });
+    const tabB = openTab(h.deps, { bus: bus() });
+    const session = await tabA.service.create();
+    const iterator = tabA.service.send(session.id, 'go')[Symbol.asyncIterator]();
     const first = (await iterator.next()).value as Extract<RunUpdate, { type: 'run' }>;
 
-    await expect(collect(tabB.send(session.id, 'me too'))).rejects.toMatchObject({
+    await expect(collect(tabB.service.send(session.id, 'me too'))).rejects.toMatchObject({
       code: 'agent.session_busy',
     });
     const followed: RunUpdate[] = [];
+    let replayed!: () => void;
+    const caughtUp = new Promise<void>((r) => (replayed = r));
     const following = (async () => {
-      for await (const u of tabB.watch(first.run.id)) followed.push(u);
+      for await (const u of tabB.runService.watch(first.run.id)) {
+        followed.push(u);
+        if (u.type === 'event' && u.event.type === 'run_created') replayed();
+      }
     })();
-    await new Promise((r) => setTimeout(r, 20));
-    await tabB.cancel(first.run.id);
+    await caughtUp;
+    await tabB.runService.cancel(first.run.id);
     await following;
     expect(types(followed).at(-1)).toBe('run_cancelled');
     expect((await h.runs.get(first.run.id))?.status).toBe('cancelled');

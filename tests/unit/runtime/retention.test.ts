@@ -14,8 +14,8 @@ import {
   type MeasuredItem,
   type RetentionPlan,
 } from '$lib/runtime/retention';
-import { SessionService, sessionWorkspaceKey } from '$lib/runtime/sessions';
-import { collect, runtimeHarness } from '../../support/runtime-harness';
+import { sessionWorkspaceKey } from '$lib/runtime/sessions';
+import { collect, openTab, runtimeHarness } from '../../support/runtime-harness';
 import { scriptedGateway, type ScriptedTurn } from '../../support/scripted-gateway';
 
 const run = (n: number, status: RunStatus = 'completed', extra: Partial<RunRecord> = {}): RunRecord => ({
@@ -261,7 +261,7 @@ async function setup(names: string[], extraTurns: ScriptedTurn[] = []) {
   // A clock that moves so runs are strictly ordered by creation.
   let now = 1_700_000_000_000;
   const clock = { now: () => (now += 1000) };
-  const service = new SessionService({ ...h.deps, clock });
+  const { service, runService } = openTab({ ...h.deps, clock });
   const session = await service.create();
   const ids: RunId[] = [];
   for (const name of names) {
@@ -273,7 +273,7 @@ async function setup(names: string[], extraTurns: ScriptedTurn[] = []) {
   const opened = await h.workspaces.open(sessionWorkspaceKey(session.id));
   if (!opened.ok) throw new Error('open');
   const deps = { runs: h.runs, journal: h.journal, workspaces: h.workspaces, clock };
-  return { h, service, session, ids, ws: opened.value, deps };
+  return { h, service, runService, session, ids, ws: opened.value, deps };
 }
 
 describe('previewRetention and applyRetention on real runs', () => {
@@ -365,18 +365,22 @@ describe('previewRetention and applyRetention on real runs', () => {
   });
 
   it('never touches an active run, and refuses a run that became active since planning', async () => {
-    const { h, service, session, ids, ws, deps } = await setup(['old'], [{ hangAfter: 'thinking about it' }]);
+    const { h, service, runService, session, ids, ws, deps } = await setup(
+      ['old'],
+      [{ hangAfter: 'thinking about it' }],
+    );
     // A second session's run is working right now.
     const busy = await service.create();
     const iterator = service.send(busy.id, 'hang')[Symbol.asyncIterator]();
     let activeId: RunId | undefined;
-    while (!activeId) {
+    // Follow it until it is streaming (its journal and files exist).
+    for (let streaming = false; !streaming;) {
       const next = await iterator.next();
-      if (!next.done && next.value.type === 'run') activeId = next.value.run.id;
+      if (next.done) throw new Error('the run ended');
+      if (next.value.type === 'run') activeId = next.value.run.id;
+      streaming = next.value.type === 'part';
     }
-    // Wait until it is streaming (its journal and files exist).
-    while ((await h.runs.get(activeId))?.status !== 'calling_model')
-      await new Promise((r) => setTimeout(r, 1));
+    if (!activeId) throw new Error('no run');
 
     const planned = plan(await allRuns(h.runs), { keepFullRuns: 0, keepJournalRuns: 0 });
     expect(planned.activeRuns).toBe(1);
@@ -404,7 +408,7 @@ describe('previewRetention and applyRetention on real runs', () => {
     });
     expect((await h.runs.get(activeId))?.pruned).toBeUndefined();
 
-    await service.cancel(activeId);
+    await runService.cancel(activeId);
     await iterator.return?.();
     expect(session.id).not.toBe(busy.id);
     expect((await files(ws)).size).toBeGreaterThan(0);

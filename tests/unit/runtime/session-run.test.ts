@@ -5,8 +5,8 @@ import { builtinToolId } from '$lib/domain/tool-id';
 import { sessionProfile } from '$lib/domain/profile';
 import type { RunUpdate } from '$lib/domain/run-update';
 import { parseWorkspacePath } from '$lib/domain/workspace-path';
-import { SessionService, sessionWorkspaceKey } from '$lib/runtime/sessions';
-import { collect, runtimeHarness } from '../../support/runtime-harness';
+import { sessionWorkspaceKey } from '$lib/runtime/sessions';
+import { collect, openTab, runtimeHarness } from '../../support/runtime-harness';
 import { scriptedGateway } from '../../support/scripted-gateway';
 
 /** The Session profile's tools that exist, in its allow order. */
@@ -268,7 +268,7 @@ describe('a Session run', () => {
       updates.push(u);
       if (u.type === 'part' && u.part.type === 'text-delta' && u.part.delta.startsWith('time')) {
         const run = updates.find((x) => x.type === 'run');
-        if (run?.type === 'run') void h.service.cancel(run.run.id);
+        if (run?.type === 'run') void h.runService.cancel(run.run.id);
       }
     }
     expect(types(updates).slice(-4)).toEqual([
@@ -297,7 +297,7 @@ describe('a Session run', () => {
     await expect(collect(h.service.send(session.id, 'two'))).rejects.toSatisfy(
       (e) => e instanceof HearthFailure && e.code === 'agent.session_busy',
     );
-    await h.service.cancel((firstRun.value as Extract<RunUpdate, { type: 'run' }>).run.id);
+    await h.runService.cancel((firstRun.value as Extract<RunUpdate, { type: 'run' }>).run.id);
   });
 });
 
@@ -320,7 +320,7 @@ describe('recovery at start-up', () => {
     };
     await h.runs.put(orphan);
     await h.runs.put({ ...orphan, id: 'run_done' as never, status: 'completed' });
-    await h.service.recoverInterrupted();
+    await h.recoverInterrupted();
     expect((await h.runs.get(orphan.id))?.status).toBe('interrupted');
     expect((await h.runs.get('run_done' as never))?.status).toBe('completed');
     const journal = await h.journal.read(orphan.id);
@@ -335,12 +335,18 @@ describe('recovery at start-up', () => {
     const iterator = h.service.send(session.id, 'work')[Symbol.asyncIterator]();
     const first = (await iterator.next()).value as Extract<RunUpdate, { type: 'run' }>;
     // A second tab starts while the first one is still running the reply.
-    const otherTab = new SessionService(h.deps);
+    let waiting!: () => void;
+    const queued = new Promise<void>((r) => (waiting = r));
+    const locks = {
+      ...h.deps.locks,
+      withLock: <T>(name: string, fn: () => Promise<T>) => (waiting(), h.deps.locks.withLock(name, fn)),
+    };
+    const otherTab = openTab({ ...h.deps, locks });
     const recovery = otherTab.recoverInterrupted();
-    // However long recovery waits, the live tab's lock keeps it from judging this run.
-    await new Promise((r) => setTimeout(r, 20));
+    // Recovery queues for the run's lock, which the live tab holds: it cannot judge the run.
+    await queued;
     expect((await h.runs.get(first.run.id))?.status).not.toBe('interrupted');
-    await h.service.cancel(first.run.id);
+    await h.runService.cancel(first.run.id);
     await recovery;
     expect((await h.runs.get(first.run.id))?.status).toBe('cancelled');
   });

@@ -1,25 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { builtinToolId, type ToolId } from '$lib/domain/tool-id';
+import type { BuiltinToolName } from '$lib/domain/builtin-tools';
+import type { ToolId } from '$lib/domain/tool-id';
 import type { AgentToolResult } from '$lib/domain/tool-result';
 import { MemoryWorkspaceStore } from '$lib/adapters/memory/workspace';
 import { parseWorkspacePath } from '$lib/domain/workspace-path';
 import { prepareBindings, type ToolPolicy } from '$lib/runtime/tool-bindings';
-import { buildCatalog, builtinSource, type CatalogTool, type ToolSource } from '$lib/runtime/tool-catalog';
+import {
+  buildCatalog,
+  builtinProvider,
+  type CatalogTool,
+  type ToolProvider,
+} from '$lib/runtime/tool-catalog';
 import { gateToolCall } from '$lib/runtime/tool-gate';
 import { createSnapshot } from '$lib/runtime/tool-snapshot';
 import { projectLongResult, readableText } from '$lib/runtime/result-projection';
 import { defineTool, success } from '$lib/tools/tool';
 import { workspaceTools } from '$lib/tools/workspace';
 
-const tool = (name: string, scopes: ('chat' | 'session')[] = ['chat', 'session']) =>
+const tool = (name: BuiltinToolName) =>
   defineTool({
-    id: builtinToolId(name),
     name,
-    callName: name.replaceAll('.', '_'),
     description: `the ${name} tool`,
     parameters: z.strictObject({ path: z.string().describe('canonical help') }),
-    scopes,
     execute: async () => success('ok'),
   });
 
@@ -29,10 +32,16 @@ const external = (toolId: string, nativeName: string, extra: Partial<CatalogTool
   nativeName,
   description: nativeName,
   parameters: { type: 'object', properties: {} },
-  scopes: ['chat', 'session'],
+  facts: { scopes: ['chat', 'session'], effect: 'network', fromShell: false, forChildren: true },
+  origin: 'a test',
   ...extra,
 });
-const source = (tools: CatalogTool[]): ToolSource => ({ kind: 'extension', list: () => tools });
+const source = (tools: CatalogTool[]): ToolProvider => ({
+  kind: 'extension',
+  list: () => tools,
+  check: (_tool, args) => ({ ok: true, input: args }),
+  execute: async () => success('ok'),
+});
 
 const policy = (
   allow: string[],
@@ -48,7 +57,7 @@ describe('catalog', () => {
   it('merges sources ordered by ToolId', () => {
     const catalog = buildCatalog([
       source([external('extension/x:b', 'b')]),
-      builtinSource([tool('workspace.read_file'), tool('chat.search', ['chat'])]),
+      builtinProvider([tool('workspace.read_file'), tool('chat.search')]),
     ]);
     expect(catalog.ok && catalog.value.map((t) => t.toolId)).toEqual([
       'builtin:chat.search',
@@ -68,7 +77,7 @@ describe('catalog', () => {
 
 describe('bindings', () => {
   const catalog = buildCatalog([
-    builtinSource([tool('workspace.read_file'), tool('chat.search', ['chat'])]),
+    builtinProvider([tool('workspace.read_file'), tool('chat.search')]),
     source([external('extension/x:inspect', 'inspect')]),
   ]);
   const tools = catalog.ok ? catalog.value : [];
@@ -111,11 +120,7 @@ describe('bindings', () => {
 
 describe('snapshot and gate', () => {
   const catalog = buildCatalog([
-    builtinSource([
-      tool('workspace.read_file'),
-      tool('workspace.commit', ['chat']),
-      tool('agent.delegate', ['chat']),
-    ]),
+    builtinProvider([tool('workspace.read_file'), tool('workspace.commit'), tool('agent.delegate')]),
     source([external('extension/a:workspace_read_file', 'workspace_read_file')]),
   ]);
   const tools = catalog.ok ? catalog.value : [];
@@ -136,7 +141,7 @@ describe('snapshot and gate', () => {
   });
 
   it('return-mode children lose commit and delegation and gain task_return', () => {
-    const taskReturnCatalog = buildCatalog([builtinSource([tool('task.return')])]);
+    const taskReturnCatalog = buildCatalog([builtinProvider([tool('task.return')])]);
     if (!taskReturnCatalog.ok) throw new Error('catalog');
     const taskReturn = prepareBindings(taskReturnCatalog.value, policy(['builtin:task.return']), 'chat')
       .bindings[0];
@@ -188,7 +193,7 @@ describe('snapshot and gate', () => {
   });
 
   it('builds from the real builtin tools', () => {
-    const real = buildCatalog([builtinSource(workspaceTools)]);
+    const real = buildCatalog([builtinProvider(workspaceTools)]);
     expect(real.ok).toBe(true);
   });
 });

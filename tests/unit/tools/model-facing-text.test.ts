@@ -5,7 +5,7 @@ import { builtinCallName } from '$lib/domain/tool-id';
 import { sessionRoots } from '$lib/domain/workspace-roots';
 import { sessionSystemPrompt } from '$lib/runtime/session-prompt';
 import { prepareBindings } from '$lib/runtime/tool-bindings';
-import { buildCatalog, builtinSource } from '$lib/runtime/tool-catalog';
+import { buildCatalog, builtinProvider } from '$lib/runtime/tool-catalog';
 import { createSnapshot } from '$lib/runtime/tool-snapshot';
 import { chatScopeTools } from '$lib/tools/chat-scope';
 import { runtimeTools } from '$lib/tools/runtime-tools';
@@ -32,9 +32,9 @@ function modelFacingTexts(): [string, string][] {
     texts.push([tool.callName, tool.description]);
     walk(tool.callName, z.toJSONSchema(tool.parameters));
   }
-  const catalog = buildCatalog([builtinSource(BUILTINS)]);
+  const catalog = buildCatalog([builtinProvider(BUILTINS)]);
   if (!catalog.ok) throw new Error('catalog');
-  const allow = catalog.value.filter((t) => t.scopes.includes('session')).map((t) => t.toolId);
+  const allow = catalog.value.filter((t) => t.facts.scopes.includes('session')).map((t) => t.toolId);
   const snapshot = createSnapshot(
     's',
     prepareBindings(catalog.value, { allow, deny: [], toolDescriptions: {} }, 'session').bindings,
@@ -63,7 +63,7 @@ describe('model-facing text (spec README §4)', () => {
       'dice_roll',
     ]);
     for (const tool of chatScopeTools) {
-      expect(tool.scopes, tool.callName).toEqual(
+      expect(tool.facts.scopes, tool.callName).toEqual(
         tool.callName === 'dice_roll' ? ['chat', 'session'] : ['chat'],
       );
     }

@@ -35,7 +35,16 @@ export class DexieJournal implements Journal {
     const events = newEvents.map((e) => {
       const seq = this.#nextSeq.get(runId)!;
       this.#nextSeq.set(runId, seq + 1);
-      return { runId, seq, timestamp, level: defaultLevel(e), type: e.type, payload: e.payload } as RunEvent;
+      const stamp = e.invocationId === undefined ? {} : { invocationId: e.invocationId };
+      return {
+        runId,
+        seq,
+        timestamp,
+        level: defaultLevel(e),
+        type: e.type,
+        ...stamp,
+        payload: e.payload,
+      } as RunEvent;
     });
     return new Promise((resolve, reject) => {
       this.#queue.push({ events, resolve, reject });

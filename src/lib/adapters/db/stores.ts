@@ -57,6 +57,9 @@ export class DexieSessionStore implements SessionStore {
   appendMessages = (messages: SessionMessage[]) =>
     guarded('save messages', async () => void (await this.db.sessionMessages.bulkAdd(messages)));
 
+  putMessages = (messages: SessionMessage[]) =>
+    guarded('save messages', async () => void (await this.db.sessionMessages.bulkPut(messages)));
+
   messageCount = (sessionId: string) =>
     guarded('count messages', () =>
       this.db.sessionMessages

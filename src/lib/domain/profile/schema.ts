@@ -93,6 +93,8 @@ const toolsSchema = z.strictObject({
   allow: z.array(text),
   deny: z.array(text).default(() => []),
   toolDescriptions: z.record(text, toolDescriptionSchema).default(() => ({})),
+  /** A Hearth addition (D20): tools that ask the person before each call; absent = none. */
+  ask: z.array(text).optional(),
   externalResultInlineCharLimit: int.default(DEFAULT_EXTERNAL_RESULT_INLINE_CHAR_LIMIT),
 });
 

@@ -259,7 +259,7 @@ function checkTools(
         return add('agent.profile_tool_unknown', path, `${raw} is not a discovered MCP tool.`);
       }
       if (tool.source === 'builtin' && isBuiltinToolName(tool.nativeName)) {
-        const scopes: readonly string[] = BUILTIN_TOOLS[tool.nativeName];
+        const scopes: readonly string[] = BUILTIN_TOOLS[tool.nativeName].scopes;
         if (!scopes.includes(scope))
           return add(
             'agent.profile_tool_out_of_scope',
@@ -272,6 +272,18 @@ function checkTools(
   };
   checkIds('allow');
   checkIds('deny');
+  const asked = new Set<string>();
+  (tools.ask ?? []).forEach((raw, i) => {
+    const path = `tools.ask[${i}]`;
+    if (asked.has(raw)) return add('agent.profile_tool_duplicate', path, `${raw} is listed twice.`);
+    asked.add(raw);
+    if (!visible.has(raw))
+      add(
+        'agent.profile_tool_ask_not_visible',
+        path,
+        `${raw} can only ask before its calls when it is allowed.`,
+      );
+  });
 
   // tool surface (runtime.md §3.4)
   const d = profile.delegation;

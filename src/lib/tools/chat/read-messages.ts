@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { textMetrics } from '$lib/domain/text-metrics';
-import { builtinCallName, builtinToolId } from '$lib/domain/tool-id';
 import type { ChatMessage } from '$lib/ports/chat-context';
 import { itemArray, itemNonNegativeInt, itemObject } from '../item-params';
 import { defineTool, failure, success, type ToolContext, type ToolOutcome } from '../tool';
@@ -38,12 +37,9 @@ const DESCRIPTION = `Read messages of the chat this run is replying in, by 0-bas
 Give 1 to ${MAX_MESSAGES_PER_READ} items; each reads one whole message, or a slice of it with \`start_char\` and \`max_chars\`. A message longer than ${MAX_MESSAGE_READ_CHARS.toLocaleString('en-US')} characters must be read in slices of at most ${MAX_MESSAGE_READ_CHARS.toLocaleString('en-US')} characters, and one call returns at most ${MAX_TOTAL_READ_CHARS.toLocaleString('en-US')} characters in total. Find indexes with \`chat_search\`. Messages written after this run started are not visible.`;
 
 export const chatReadMessagesTool = defineTool({
-  id: builtinToolId(NAME),
   name: NAME,
-  callName: builtinCallName(NAME),
   description: DESCRIPTION,
   parameters,
-  scopes: ['chat'],
   execute: readMessages,
 });
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { countChars, textMetrics } from '$lib/domain/text-metrics';
-import { builtinCallName, builtinToolId } from '$lib/domain/tool-id';
 import { CHAT_PAGE_SIZE, type ChatMessage, type ChatMessageRole } from '$lib/ports/chat-context';
 import { defineTool, failure, success, type ToolContext, type ToolOutcome } from '../tool';
 import { nonNegativeInt, optionalString, requiredString } from '../workspace/params';
@@ -46,12 +45,9 @@ The query is split into words (case-insensitive; punctuation separates words); a
 Narrow the search with \`role\`, a message range (\`start_message\`, \`end_message\`) or \`scan_limit\` (only the most recent messages). Snippets are cut to ${SNIPPET_MAX_CHARS} characters: read the exact text with \`chat_read_messages\` before quoting or relying on it. Messages written after this run started are not visible.`;
 
 export const chatSearchTool = defineTool({
-  id: builtinToolId(NAME),
   name: NAME,
-  callName: builtinCallName(NAME),
   description: DESCRIPTION,
   parameters,
-  scopes: ['chat'],
   execute: search,
 });
 

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { builtinCallName, builtinToolId } from '$lib/domain/tool-id';
 import { err, ok, type Result } from '$lib/domain/result';
 import { defineTool, failure, success, type ToolContext, type ToolOutcome } from '../tool';
 import { requiredString } from '../workspace/params';
@@ -22,12 +21,9 @@ const DESCRIPTION = `Roll dice for an explicit tabletop, roleplay or chance chec
 Use this tool whenever a roll decides an outcome, and never invent a result yourself. Up to ${MAX_DICE} dice of up to ${MAX_SIDES.toLocaleString('en-US')} sides, plus or minus a modifier of at most ${MAX_ABS_MODIFIER.toLocaleString('en-US')}.`;
 
 export const diceRollTool = defineTool({
-  id: builtinToolId(NAME),
   name: NAME,
-  callName: builtinCallName(NAME),
   description: DESCRIPTION,
   parameters,
-  scopes: ['chat', 'session'],
   execute: roll,
 });
 

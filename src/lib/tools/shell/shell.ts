@@ -3,7 +3,6 @@ import { HearthFailure } from '$lib/domain/errors';
 import type { ShellFileChange } from '$lib/domain/events';
 import { sha256Hex } from '$lib/domain/hash';
 import { normalizeShellPath, shellMounts } from '$lib/domain/shell-mounts';
-import { builtinCallName, builtinToolId } from '$lib/domain/tool-id';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
 import { isWritable } from '$lib/domain/workspace-roots';
 import type { SandboxChange, SandboxFile } from '$lib/ports/sandbox';
@@ -28,33 +27,30 @@ Paths are absolute over the workspace: \`/work/notes.md\` is the workspace file 
 Each call starts a fresh shell (no variables or cwd carry over) and has 30 seconds; there is no network and no host program. The result starts with \`Exit code: <n>\`, then stdout, then stderr. A file the shell changed must be read again before \`workspace_write_file\` or \`workspace_apply_patch\` replace or patch it.`;
 
 export const shellTool = defineTool({
-  id: builtinToolId(NAME),
   name: NAME,
-  callName: builtinCallName(NAME),
   description: DESCRIPTION,
   parameters,
-  scopes: ['chat', 'session'],
   execute: runShellTool,
 });
 
 async function runShellTool(input: Input, ctx: ToolContext): Promise<ToolOutcome> {
-  if (!ctx.sandbox)
-    return failure('workspace.shell_failed', 'The shell is not available in this environment.');
+  const shell = ctx.shell;
+  if (!shell) return failure('workspace.shell_failed', 'The shell is not available in this environment.');
   if (input.command.trim() === '') return failure('tool.invalid_arguments', 'command must not be empty');
   const mounts = shellMounts(ctx.roots);
   const copy = await loadWorkspaceCopy(ctx.workspace, ctx.roots, mounts);
   if (!copy.ok) return failure(copy.error.code, copy.error.message);
 
-  const run = await ctx.sandbox.run(
+  const run = await shell.sandbox.run(
     {
       workspace: ctx.workspace.key,
       command: input.command,
       workdir: normalizeShellPath(input.workdir ?? '/'),
       mounts,
       files: copy.value,
-      builtins: [...(ctx.shellBuiltins?.names ?? [])],
+      builtins: [...shell.builtins.names],
     },
-    { signal: ctx.signal, onProgress: ctx.onShellProgress, callBuiltin: ctx.shellBuiltins?.call },
+    { signal: ctx.signal, onProgress: shell.onProgress, callBuiltin: shell.builtins.call },
   );
   const { changes, notSaved } = await writeBack(ctx, copy.value, run.changes);
   return shellResult(run.outcome, changes, notSaved);

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { HearthFailure, type ErrorCode } from '$lib/domain/errors';
 import { sha256Hex } from '$lib/domain/hash';
 import { textMetrics } from '$lib/domain/text-metrics';
-import { builtinCallName, builtinToolId } from '$lib/domain/tool-id';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
 import { defineTool, failure, success, type ToolContext, type ToolOutcome } from '../tool';
 import { requiredString } from './params';
@@ -36,12 +35,9 @@ If the file changed since you read it this tool refuses, and after a failed patc
 The result states the size of the file after the change, not its text; read the file to see it. To create a file or rewrite it whole, use \`workspace_write_file\`.`;
 
 export const applyPatchTool = defineTool({
-  id: builtinToolId(NAME),
   name: NAME,
-  callName: builtinCallName(NAME),
   description: DESCRIPTION,
   parameters,
-  scopes: ['chat', 'session'],
   execute: applyPatch,
 });
 

@@ -3,7 +3,6 @@ import { HearthFailure } from '$lib/domain/errors';
 import { isJsonObject } from '$lib/domain/json';
 import { sha256Hex } from '$lib/domain/hash';
 import { textMetrics } from '$lib/domain/text-metrics';
-import { builtinCallName, builtinToolId } from '$lib/domain/tool-id';
 import { parseWorkspacePath } from '$lib/domain/workspace-path';
 import { defineTool, failure, success, type ToolContext, type ToolOutcome } from '../tool';
 import { optionalNullableString } from './params';
@@ -50,12 +49,9 @@ A plain-text answer is never the reply: only committed text reaches the chat. En
  * return-mode children and only in Chat runs; the runtime, not this tool, guarantees both.
  */
 export const commitTool = defineTool({
-  id: builtinToolId(NAME),
   name: NAME,
-  callName: builtinCallName(NAME),
   description: DESCRIPTION,
   parameters,
-  scopes: ['chat'],
   execute: commit,
 });
 
@@ -63,7 +59,7 @@ const isMode = (mode: string): mode is Mode => (MODES as readonly string[]).incl
 const modeLabel = (mode: Mode) => (mode === 'replace' ? 'Replace' : 'Append');
 
 async function commit(input: Input, ctx: ToolContext): Promise<ToolOutcome> {
-  const bodyPath = ctx.messageBodyPath ?? DEFAULT_MESSAGE_BODY_PATH;
+  const bodyPath = ctx.commit?.messageBodyPath ?? DEFAULT_MESSAGE_BODY_PATH;
   const rawPath = (input.path ?? '').trim() || bodyPath;
   const path = resolveVisiblePath(ctx.roots, rawPath);
   if (!path.ok) return failure(path.error.code, path.error.message);
@@ -100,7 +96,7 @@ async function commit(input: Input, ctx: ToolContext): Promise<ToolOutcome> {
 
   const body = parseWorkspacePath(bodyPath);
   const isBody = body.ok && body.value === path.value;
-  if (isBody && ctx.messageBodyRequired !== false && text.value.trim() === '') {
+  if (isBody && ctx.commit?.messageBodyRequired !== false && text.value.trim() === '') {
     return failure(
       'workspace.required_artifact_empty',
       `\`${path.value}\` is empty: the chat message cannot be blank. Write the reply into it with \`workspace_write_file\`, then commit again.`,

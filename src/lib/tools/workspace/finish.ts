@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { builtinCallName, builtinToolId } from '$lib/domain/tool-id';
 import { defineTool, success, type ToolContext, type ToolOutcome } from '../tool';
 import { optionalNullableString } from './params';
 
@@ -24,12 +23,9 @@ Nothing more can be written or committed afterwards, and plain text you write af
  * get `agent.tool_after_finish` (see `ToolEffect`).
  */
 export const finishTool = defineTool({
-  id: builtinToolId(NAME),
   name: NAME,
-  callName: builtinCallName(NAME),
   description: DESCRIPTION,
   parameters,
-  scopes: ['chat'],
   execute: finish,
 });
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { HearthFailure } from '$lib/domain/errors';
-import { builtinCallName, builtinToolId } from '$lib/domain/tool-id';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
 import type { WorkspaceEntry } from '$lib/ports/workspace';
 import { defineTool, failure, success, type ToolContext, type ToolOutcome } from '../tool';
@@ -33,12 +32,9 @@ Without \`path\` this tool lists the visible workspace roots and what they conta
 Read a file with \`workspace_read_file\`; find text across files with \`workspace_search_files\`.`;
 
 export const listFilesTool = defineTool({
-  id: builtinToolId(NAME),
   name: NAME,
-  callName: builtinCallName(NAME),
   description: DESCRIPTION,
   parameters,
-  scopes: ['chat', 'session'],
   execute: listFiles,
 });
 

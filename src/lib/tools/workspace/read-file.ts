@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { HearthFailure } from '$lib/domain/errors';
 import { sha256Hex } from '$lib/domain/hash';
 import { countChars, textMetrics } from '$lib/domain/text-metrics';
-import { builtinCallName, builtinToolId } from '$lib/domain/tool-id';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
 import { defineTool, failure, success, type ToolContext, type ToolOutcome } from '../tool';
 import { nonNegativeInt, requiredString } from './params';
@@ -47,12 +46,9 @@ Without ranges this tool returns the whole file, which must have at most ${fmt(F
 Read the exact text you intend to change before calling \`workspace_apply_patch\`, and read the whole file after a failed patch. \`path\` must name a file; call \`workspace_list_files\` to see what a directory contains.`;
 
 export const readFileTool = defineTool({
-  id: builtinToolId(NAME),
   name: NAME,
-  callName: builtinCallName(NAME),
   description: DESCRIPTION,
   parameters,
-  scopes: ['chat', 'session'],
   execute: readFile,
 });
 

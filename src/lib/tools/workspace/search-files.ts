@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { HearthFailure } from '$lib/domain/errors';
 import { sha256Hex } from '$lib/domain/hash';
 import { countChars, textMetrics } from '$lib/domain/text-metrics';
-import { builtinCallName, builtinToolId } from '$lib/domain/tool-id';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
 import type { WorkspaceEntry } from '$lib/ports/workspace';
 import { defineTool, failure, success, type ToolContext, type ToolOutcome } from '../tool';
@@ -62,12 +61,9 @@ Without \`path\` this tool searches every visible root except \`skills/\` and \`
 Each location has a reference \`workspace:<path>#L<start>-L<end>\`. The numbers and \` | \` before each snippet line are not part of the file: read the exact text with \`workspace_read_file\` before changing it.`;
 
 export const searchFilesTool = defineTool({
-  id: builtinToolId(NAME),
   name: NAME,
-  callName: builtinCallName(NAME),
   description: DESCRIPTION,
   parameters,
-  scopes: ['chat', 'session'],
   execute: searchFiles,
 });
 

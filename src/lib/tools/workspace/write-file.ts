@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { HearthFailure } from '$lib/domain/errors';
 import { textMetrics } from '$lib/domain/text-metrics';
-import { builtinCallName, builtinToolId } from '$lib/domain/tool-id';
 import type { Result } from '$lib/domain/result';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
 import type { WorkspaceError } from '$lib/ports/workspace';
@@ -31,12 +30,9 @@ mode \`append\` adds \`content\` exactly at the end of the file, creating the fi
 The result states the size of the whole file, not its text; read the file to see it. For small changes to an existing file prefer \`workspace_apply_patch\`.`;
 
 export const writeFileTool = defineTool({
-  id: builtinToolId(NAME),
   name: NAME,
-  callName: builtinCallName(NAME),
   description: DESCRIPTION,
   parameters,
-  scopes: ['chat', 'session'],
   execute: writeFile,
 });
 

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { HearthFailure, hearthError } from '$lib/domain/errors';
 import { isJsonObject } from '$lib/domain/json';
 import { textMetrics } from '$lib/domain/text-metrics';
-import { builtinCallName, builtinToolId } from '$lib/domain/tool-id';
 import { chatReadFailure, requireChat } from '../chat/chat-access';
 import { itemArray, itemNonNegativeInt, itemObject, itemRequiredString } from '../item-params';
 import { defineTool, failure, success, type ToolContext, type ToolOutcome } from '../tool';
@@ -47,12 +46,9 @@ const DESCRIPTION = `Inspect the World Info (lorebook) entries that were activat
 Call this tool without arguments to list the activated entries: each line gives the entry's ref, name, lorebook (world), size and insertion position, without content. Then pass \`entries\` (1 to ${MAX_ENTRIES_PER_READ} refs from that list) to read their content; an entry longer than ${fmt(MAX_ENTRY_READ_CHARS)} characters must be read in slices with \`start_char\` and \`max_chars\` (at most ${fmt(MAX_ENTRY_READ_CHARS)}), and one call returns at most ${fmt(MAX_TOTAL_READ_CHARS)} characters in total.`;
 
 export const readActivatedTool = defineTool({
-  id: builtinToolId(NAME),
   name: NAME,
-  callName: builtinCallName(NAME),
   description: DESCRIPTION,
   parameters,
-  scopes: ['chat'],
   execute: readActivated,
 });
 

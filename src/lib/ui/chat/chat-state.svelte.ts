@@ -6,6 +6,7 @@ import type { ChatMessageRow, ChatView } from '$lib/worker/protocol';
 import { describeError } from '../errors';
 import { ACTIVATION_PATH, asActivation } from '../run/activation-view';
 import { applyStreamPart, emptyTurn, type StreamingTurn } from '../run/streaming-turn';
+import { foldApprovals, type PendingApprovalView } from '../run/timeline';
 
 /** What a message's badge shows of its run's lore activation. */
 export interface LoreSummary {
@@ -34,6 +35,8 @@ export class ChatState {
   /** An edit, delete or swipe is being saved. */
   saving = $state(false);
   now = $state(Date.now());
+  /** Calls of the live run waiting for the person's approval. */
+  approvals = $state.raw<PendingApprovalView[]>([]);
 
   readonly activeRun = $derived(this.runs.find((r) => !isTerminal(r.status)) ?? null);
   readonly busy = $derived(this.activeRun !== null);
@@ -79,6 +82,12 @@ export class ChatState {
   async continue(): Promise<void> {
     this.error = null;
     await this.#follow(this.client.chats.continue(this.chatId));
+  }
+
+  /** Continues an interrupted or retryably failed reply (D10), as the same run. */
+  async resume(runId: RunId): Promise<void> {
+    this.error = null;
+    await this.#follow(this.client.runs.resume(runId));
   }
 
   /** Adds an instruction to the working run; the agent takes it in before its next request. */
@@ -195,8 +204,10 @@ export class ChatState {
       case 'engine-progress':
         this.engineProgress = update.progress.done ? null : update.progress;
         break;
-      case 'message':
       case 'event':
+        this.approvals = foldApprovals(this.approvals, update.event);
+        break;
+      case 'message':
         break;
     }
   }
@@ -247,6 +258,7 @@ export class ChatState {
     } finally {
       this.streaming = null;
       this.engineProgress = null;
+      this.approvals = [];
       this.streamingRunId = null;
       if (this.#ticker && !this.busy) {
         clearInterval(this.#ticker);

@@ -1,11 +1,15 @@
 import type { RunEvent } from '$lib/domain/events';
 
+/** What the person was asked about a call set to Ask, and what they answered. */
+export type ApprovalState = 'waiting' | 'approved' | 'always' | 'denied';
+
 export interface CallView {
   callId: string;
   callName: string;
   toolId: string | null;
   argumentsRef: string;
   resultRef?: string;
+  approval?: ApprovalState;
   outcome?: Extract<RunEvent, { type: 'tool_call_completed' | 'tool_call_failed' }>['payload'];
 }
 
@@ -60,6 +64,13 @@ export function toRounds(events: readonly RunEvent[]): RoundView[] {
           argumentsRef: e.payload.argumentsRef,
         });
         break;
+      case 'tool_call_awaiting_approval':
+      case 'tool_call_approved':
+      case 'tool_call_denied': {
+        const call = current()?.calls.find((c) => c.callId === e.payload.callId);
+        if (call) call.approval = approvalState(e);
+        break;
+      }
       case 'tool_result_stored': {
         const call = current()?.calls.find((c) => c.callId === e.payload.callId);
         if (call) call.resultRef = e.payload.path;
@@ -87,4 +98,51 @@ export function toRounds(events: readonly RunEvent[]): RoundView[] {
     }
   }
   return rounds;
+}
+
+const approvalState = (
+  e: Extract<RunEvent, { type: 'tool_call_awaiting_approval' | 'tool_call_approved' | 'tool_call_denied' }>,
+): ApprovalState =>
+  e.type === 'tool_call_awaiting_approval'
+    ? 'waiting'
+    : e.type === 'tool_call_denied'
+      ? 'denied'
+      : e.payload.always
+        ? 'always'
+        : 'approved';
+
+/** A call waiting for the person, as the approval card shows it. */
+export interface PendingApprovalView {
+  approvalId: string;
+  callId: string;
+  callName: string;
+  toolId: string;
+  source: string;
+  argumentsRef: string;
+}
+
+const SETTLED_RUN = new Set([
+  'run_completed',
+  'run_failed',
+  'run_partial_success',
+  'run_cancelled',
+  'run_interrupted',
+]);
+
+/**
+ * The calls of a run still waiting for approval, after one more of its events: a question adds
+ * one, an answer removes it, the run's end (a stop, a closed tab) removes them all.
+ */
+export function foldApprovals(pending: readonly PendingApprovalView[], e: RunEvent): PendingApprovalView[] {
+  if (e.type === 'tool_call_awaiting_approval') {
+    const { approvalId, callId, callName, toolId, source, argumentsRef } = e.payload;
+    return [
+      ...pending.filter((p) => p.approvalId !== approvalId),
+      { approvalId, callId, callName, toolId, source, argumentsRef },
+    ];
+  }
+  if (e.type === 'tool_call_approved' || e.type === 'tool_call_denied')
+    return pending.filter((p) => p.approvalId !== e.payload.approvalId);
+  if (SETTLED_RUN.has(e.type)) return [];
+  return [...pending];
 }

@@ -6,6 +6,7 @@ import type { EngineProgress, RunUpdate } from '$lib/domain/run-update';
 import type { SessionMessage, SessionRecord } from '$lib/domain/session';
 import { describeError } from '../errors';
 import { applyStreamPart, emptyTurn, type StreamingTurn } from '../run/streaming-turn';
+import { foldApprovals, type PendingApprovalView } from '../run/timeline';
 
 type ToolResultPart = Extract<ContentPart, { type: 'tool-result' }>;
 
@@ -29,6 +30,8 @@ export class SessionState {
   /** A shell engine downloading for the agent (the first Python call). */
   engineProgress = $state<EngineProgress | null>(null);
   now = $state(Date.now());
+  /** Calls of the live run waiting for the person's approval. */
+  approvals = $state.raw<PendingApprovalView[]>([]);
 
   readonly activeRun = $derived(this.runs.find((r) => !isTerminal(r.status)) ?? null);
   readonly busy = $derived(this.activeRun !== null);
@@ -122,6 +125,7 @@ export class SessionState {
     } finally {
       this.streaming = null;
       this.engineProgress = null;
+      this.approvals = [];
       this.workspaceVersion++;
       if (this.#ticker && !this.busy) {
         clearInterval(this.#ticker);
@@ -151,6 +155,7 @@ export class SessionState {
         break;
       case 'event':
         if (CHANGES_FILES.has(update.event.type)) this.workspaceVersion++;
+        this.approvals = foldApprovals(this.approvals, update.event);
         break;
       case 'engine-progress':
         this.engineProgress = update.progress.done ? null : update.progress;

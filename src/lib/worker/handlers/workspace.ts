@@ -9,6 +9,7 @@ import type { RuntimeContext } from '../context';
 import type { EngineProgress } from '$lib/domain/run-update';
 import { AsyncQueue } from '$lib/runtime/run-feed';
 import { shellTool } from '$lib/tools/shell';
+import type { ToolContext } from '$lib/tools/tool';
 import { validateToolInput } from '$lib/tools/validate';
 import { ReadState } from '$lib/tools/workspace';
 import type {
@@ -120,13 +121,21 @@ export function workspaceHandlers(ctx: RuntimeContext): Handlers<WorkspaceMethod
       async *'workspace.shell'({ sessionId, command, workdir }, signal): AsyncIterable<ShellPanelUpdate> {
         const workspace = await open(sessionId);
         const updates = new AsyncQueue<ShellPanelUpdate>();
-        const context = {
+        const sandbox = ctx.options.sandbox;
+        const context: ToolContext = {
           workspace,
           roots,
           readState: new ReadState(),
           signal,
-          sandbox: ctx.options.sandbox,
-          onShellProgress: (progress: EngineProgress) => updates.push({ type: 'progress', progress }),
+          // The person's shell calls no builtins: they are the agent's tools.
+          shell: sandbox && {
+            sandbox,
+            builtins: {
+              names: [],
+              call: async (name) => ({ text: `builtin.${name} is not available here.`, isError: true }),
+            },
+            onProgress: (progress: EngineProgress) => updates.push({ type: 'progress', progress }),
+          },
         };
         const args = validateToolInput(shellTool, workdir === undefined ? { command } : { command, workdir });
         if (!args.ok) throw new HearthFailure(hearthError('tool.invalid_arguments', args.error));
@@ -154,7 +163,7 @@ export function workspaceHandlers(ctx: RuntimeContext): Handlers<WorkspaceMethod
         if (runId) {
           // A run report: its record, journal and stored files beside the workspace. Connections
           // (and so API keys) are never part of it.
-          const run = await ctx.sessions.run(runId);
+          const run = await ctx.runs.run(runId);
           if (run.target.kind !== 'session' || run.target.sessionId !== sessionId)
             throw new HearthFailure(hearthError('agent.not_found', 'No such run here.'));
           const events = [];

@@ -110,7 +110,7 @@ describe('built-in profiles', () => {
     expect(s.output.artifacts).toEqual([]);
     for (const id of s.tools.allow) {
       const name = id.replace('builtin:', '') as keyof typeof BUILTIN_TOOLS;
-      expect(BUILTIN_TOOLS[name], id).toContain('session');
+      expect(BUILTIN_TOOLS[name].scopes, id).toContain('session');
     }
     expect(s.tools.allow).toContain('builtin:workspace.shell');
   });

@@ -30,7 +30,7 @@ describe('chat.read_messages descriptor and shapes', () => {
   it('is a Chat-only builtin with its fixed call name', () => {
     expect(chatReadMessagesTool.id).toBe('builtin:chat.read_messages');
     expect(chatReadMessagesTool.callName).toBe('chat_read_messages');
-    expect(chatReadMessagesTool.scopes).toEqual(['chat']);
+    expect(chatReadMessagesTool.facts.scopes).toEqual(['chat']);
     expect(chatReadMessagesTool.description).toContain('`chat_search`');
   });
 

@@ -58,7 +58,7 @@ describe('chat.search descriptor', () => {
   it('is a Chat-only builtin with its fixed call name, pointing to chat_read_messages', () => {
     expect(chatSearchTool.id).toBe('builtin:chat.search');
     expect(chatSearchTool.callName).toBe('chat_search');
-    expect(chatSearchTool.scopes).toEqual(['chat']);
+    expect(chatSearchTool.facts.scopes).toEqual(['chat']);
     expect(chatSearchTool.description).toContain('`chat_read_messages`');
   });
 

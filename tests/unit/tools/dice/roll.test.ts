@@ -19,7 +19,7 @@ describe('dice.roll descriptor', () => {
   it('is a builtin for Chat and Session runs with its fixed call name', () => {
     expect(diceRollTool.id).toBe('builtin:dice.roll');
     expect(diceRollTool.callName).toBe('dice_roll');
-    expect(diceRollTool.scopes).toEqual(['chat', 'session']);
+    expect(diceRollTool.facts.scopes).toEqual(['chat', 'session']);
   });
 
   it.each([

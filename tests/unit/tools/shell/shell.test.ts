@@ -8,8 +8,14 @@ import { readFileTool, writeFileTool } from '$lib/tools/workspace';
 import { inProcessSandbox } from '../../../support/in-process-sandbox';
 import { callTool, getText, memoryToolContext, putText, wp } from '../../../support/tool-context';
 
+/** The shell capability as a run without builtins gives it. */
+const shellWith = (sandbox: Sandbox): ToolContext['shell'] => ({
+  sandbox,
+  builtins: { names: [], call: async () => ({ text: 'none', isError: true }) },
+});
+
 async function context(roots?: WorkspaceRoots, sandbox: Sandbox = inProcessSandbox()): Promise<ToolContext> {
-  return { ...(await memoryToolContext(roots)), sandbox };
+  return { ...(await memoryToolContext(roots)), shell: shellWith(sandbox) };
 }
 
 const shell = (ctx: ToolContext, command: string, workdir?: string) =>
@@ -151,7 +157,7 @@ describe('workspace_shell', () => {
         return run;
       },
     };
-    const ctx = { ...base, sandbox: racing };
+    const ctx = { ...base, shell: shellWith(racing) };
     const out = await shell(ctx, 'echo from the shell > /work/shared.txt; echo new > /work/new.txt');
     expect(out.content).toBe(
       'Exit code: 0\nNot saved (changed outside the shell during this call; read them and retry): work/shared.txt',

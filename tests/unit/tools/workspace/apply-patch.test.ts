@@ -35,7 +35,7 @@ describe('workspace.apply_patch descriptor', () => {
   it('has the builtin id and fixed call name, for chat and session', () => {
     expect(applyPatchTool.id).toBe('builtin:workspace.apply_patch');
     expect(applyPatchTool.callName).toBe('workspace_apply_patch');
-    expect(applyPatchTool.scopes).toEqual(['chat', 'session']);
+    expect(applyPatchTool.facts.scopes).toEqual(['chat', 'session']);
     expect(applyPatchTool.description).toContain('this tool');
     expect(applyPatchTool.description).toContain('workspace_read_file');
     expect(applyPatchTool.description).toContain('workspace_write_file');

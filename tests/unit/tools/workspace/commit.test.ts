@@ -22,7 +22,7 @@ describe('workspace.commit descriptor', () => {
   it('is a Chat-only builtin with its fixed call name', () => {
     expect(commitTool.id).toBe('builtin:workspace.commit');
     expect(commitTool.callName).toBe('workspace_commit');
-    expect(commitTool.scopes).toEqual(['chat']);
+    expect(commitTool.facts.scopes).toEqual(['chat']);
     expect(commitTool.description).toContain('`workspace_finish`');
     expect(commitTool.description).toContain('`workspace_write_file`');
   });
@@ -94,7 +94,9 @@ describe('a successful commit', () => {
   });
 
   it('defaults to the run message-body path from the context', async () => {
-    ctx = await chatToolContext(undefined, { messageBodyPath: 'output/reply.md' });
+    ctx = await chatToolContext(undefined, {
+      commit: { messageBodyPath: 'output/reply.md', messageBodyRequired: true },
+    });
     await put('output/reply.md', 'reply');
     const out = await commit({});
     expect(out.content.startsWith('Committed output/reply.md to the current chat message')).toBe(true);
@@ -138,7 +140,9 @@ describe('a successful commit', () => {
   it('allows a blank file that is not the required message body, or a body that is not required', async () => {
     await put('scratch/empty.md', '');
     expect((await commit({ path: 'scratch/empty.md' })).isError).toBe(false);
-    ctx = await chatToolContext(undefined, { messageBodyRequired: false });
+    ctx = await chatToolContext(undefined, {
+      commit: { messageBodyPath: 'output/main.md', messageBodyRequired: false },
+    });
     await put('output/main.md', '  \n');
     expect((await commit({})).isError).toBe(false);
   });

@@ -9,7 +9,7 @@ describe('workspace.finish', () => {
   it('is a Chat-only builtin with its fixed call name', () => {
     expect(finishTool.id).toBe('builtin:workspace.finish');
     expect(finishTool.callName).toBe('workspace_finish');
-    expect(finishTool.scopes).toEqual(['chat']);
+    expect(finishTool.facts.scopes).toEqual(['chat']);
     expect(finishTool.description).toContain('`workspace_commit`');
   });
 

@@ -20,7 +20,7 @@ describe('workspace.list_files descriptor', () => {
   it('has the builtin id and fixed call name, for chat and session', () => {
     expect(listFilesTool.id).toBe('builtin:workspace.list_files');
     expect(listFilesTool.callName).toBe('workspace_list_files');
-    expect(listFilesTool.scopes).toEqual(['chat', 'session']);
+    expect(listFilesTool.facts.scopes).toEqual(['chat', 'session']);
     expect(listFilesTool.description).toContain('this tool');
     expect(listFilesTool.description).toContain('workspace_read_file');
     expect(listFilesTool.description).not.toMatch(/workspace\.\w+/);

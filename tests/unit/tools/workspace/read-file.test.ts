@@ -19,7 +19,7 @@ describe('workspace.read_file descriptor', () => {
   it('has the builtin id and fixed call name, for chat and session', () => {
     expect(readFileTool.id).toBe('builtin:workspace.read_file');
     expect(readFileTool.callName).toBe('workspace_read_file');
-    expect(readFileTool.scopes).toEqual(['chat', 'session']);
+    expect(readFileTool.facts.scopes).toEqual(['chat', 'session']);
   });
 
   it('describes itself to the model with call names, not native names', () => {

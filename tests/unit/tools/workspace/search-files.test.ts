@@ -41,7 +41,7 @@ describe('workspace.search_files descriptor', () => {
   it('has the builtin id and fixed call name, for chat and session', () => {
     expect(searchFilesTool.id).toBe('builtin:workspace.search_files');
     expect(searchFilesTool.callName).toBe('workspace_search_files');
-    expect(searchFilesTool.scopes).toEqual(['chat', 'session']);
+    expect(searchFilesTool.facts.scopes).toEqual(['chat', 'session']);
     expect(searchFilesTool.description).toContain('this tool');
     expect(searchFilesTool.description).toContain('workspace_read_file');
     expect(searchFilesTool.description).toContain('regex');

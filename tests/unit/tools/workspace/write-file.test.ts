@@ -30,7 +30,7 @@ describe('workspace.write_file descriptor', () => {
   it('has the builtin id and fixed call name, for chat and session', () => {
     expect(writeFileTool.id).toBe('builtin:workspace.write_file');
     expect(writeFileTool.callName).toBe('workspace_write_file');
-    expect(writeFileTool.scopes).toEqual(['chat', 'session']);
+    expect(writeFileTool.facts.scopes).toEqual(['chat', 'session']);
     expect(writeFileTool.description).toContain('workspace_read_file');
     expect(writeFileTool.description).not.toMatch(/workspace\.\w+/);
   });

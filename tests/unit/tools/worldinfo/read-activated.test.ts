@@ -49,7 +49,7 @@ describe('worldinfo.read_activated descriptor and shapes', () => {
   it('is a Chat-only builtin with its fixed call name', () => {
     expect(readActivatedTool.id).toBe('builtin:worldinfo.read_activated');
     expect(readActivatedTool.callName).toBe('worldinfo_read_activated');
-    expect(readActivatedTool.scopes).toEqual(['chat']);
+    expect(readActivatedTool.facts.scopes).toEqual(['chat']);
   });
 
   it.each([

@@ -1,0 +1,169 @@
+import { HearthFailure } from '$lib/domain/errors';
+import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
+import type { Workspace } from '$lib/ports/workspace';
+import { commitCompleted } from '$lib/tools/workspace/commit';
+import { failure, type ControlEffect, type ToolOutcome } from '$lib/tools/tool';
+import type { Checkpointer } from './checkpoints';
+import type { Invocation } from './invocation';
+import type { RunLog } from './run-recorder';
+
+/** One confirmed commit (runtime.md §1.9): the run's ledger, shared along a handoff chain. */
+export interface CommitRecord {
+  path: string;
+  mode: 'replace' | 'append';
+  messageId: string;
+  messageIndex: number;
+  round: number;
+}
+
+/**
+ * The host side of a commit: puts the committed file's text into the chat (the first commit
+ * creates the run's message or swipe, later ones replace or append to it). Throws when it cannot.
+ */
+export interface Publisher {
+  publish(
+    text: string,
+    commit: { mode: 'replace' | 'append'; path: string; checkpointId: string; first: boolean },
+  ): Promise<{ messageId: string; messageIndex: number; swipeId: number }>;
+}
+
+export interface ControlDeps {
+  log: RunLog;
+  invocation: Invocation;
+  workspace: Workspace;
+  /** The run's commit ledger. */
+  ledger: CommitRecord[];
+  /** Present in runs that publish (Chats). */
+  publisher?: Publisher;
+  checkpoint: Checkpointer;
+  /** A foreground Chat run cannot finish before one commit (D6). */
+  foregroundCommitRequired: boolean;
+  messageBodyPath: string;
+  newCommitId: () => string;
+}
+
+/**
+ * The control effects of one turn, handled in one place (runtime.md §1.5, D6): commits are
+ * published, a completion (finish, a commit with `finish: true`; later task return and handoff)
+ * ends the invocation after this turn, and a completion call that is not the last call of its
+ * turn, or any call after one, gets the recoverable `agent.tool_after_finish` instead.
+ */
+export class TurnControl {
+  /** A completion effect took effect this turn: the invocation ends once the turn's calls are done. */
+  completed = false;
+
+  constructor(
+    private readonly deps: ControlDeps,
+    private readonly round: number,
+    private readonly callCount: number,
+  ) {}
+
+  async apply(
+    effects: readonly ControlEffect[],
+    outcome: ToolOutcome,
+    callIndex: number,
+  ): Promise<ToolOutcome> {
+    let out = outcome;
+    for (const effect of effects) {
+      if (this.completed) return toolAfterFinish();
+      const completes = effect.type === 'finish' || effect.finish;
+      if (completes && callIndex !== this.callCount - 1) return toolAfterFinish();
+      if (effect.type === 'finish') {
+        if (this.deps.foregroundCommitRequired && this.deps.ledger.length === 0) {
+          return failure(
+            'agent.foreground_commit_required',
+            `Nothing was published yet: commit the reply with \`workspace_commit\` (path \`${this.deps.messageBodyPath}\`) first, or commit with \`finish: true\` to publish and end in one call.`,
+          );
+        }
+      } else {
+        out = await this.#commit(effect, out);
+      }
+      if (completes) this.completed = true;
+    }
+    return out;
+  }
+
+  /** The commit handshake (runtime.md §1.9): journal, checkpoint, publish, record. */
+  async #commit(
+    effect: Extract<ControlEffect, { type: 'commit' }>,
+    outcome: ToolOutcome,
+  ): Promise<ToolOutcome> {
+    const { log, invocation, publisher, ledger } = this.deps;
+    if (!publisher) throw new Error('internal: a commit in a run that publishes nothing');
+    const invocationId = invocation.id;
+    const [started] = await log.emit({
+      type: 'chat_commit_started',
+      payload: { invocationId, path: effect.path, mode: effect.mode },
+    });
+    const { checkpointId } = await this.deps.checkpoint('chat_commit', [effect.path], started!.seq);
+    await log.setStatus('awaiting_host_commit');
+    const commitId = this.deps.newCommitId();
+    await log.emit({
+      type: 'chat_commit_requested',
+      payload: {
+        commitId,
+        invocationId,
+        path: effect.path,
+        mode: effect.mode,
+        reason: effect.reason ?? null,
+        chars: effect.chars,
+        words: effect.words,
+        sha256: effect.sha256,
+        checkpointId,
+      },
+    });
+    const read = await this.deps.workspace.read(pathOf(effect.path));
+    if (!read.ok) throw new HearthFailure(read.error);
+    const where = await publisher.publish(new TextDecoder().decode(read.value), {
+      mode: effect.mode,
+      path: effect.path,
+      checkpointId,
+      first: ledger.length === 0,
+    });
+    ledger.push({
+      path: effect.path,
+      mode: effect.mode,
+      messageId: where.messageId,
+      messageIndex: where.messageIndex,
+      round: this.round,
+    });
+    await log.setStatus('dispatching_tool');
+    await log.emit(
+      {
+        type: 'chat_commit_completed',
+        payload: {
+          commitId,
+          invocationId,
+          messageId: where.messageId,
+          messageIndex: where.messageIndex,
+          swipeId: where.swipeId,
+        },
+      },
+      {
+        type: 'chat_commit_recorded',
+        payload: {
+          invocationId,
+          commitCount: ledger.length,
+          path: effect.path,
+          mode: effect.mode,
+          messageId: where.messageId,
+          messageIndex: where.messageIndex,
+          round: this.round,
+        },
+      },
+    );
+    return commitCompleted(outcome, where.messageId);
+  }
+}
+
+const pathOf = (raw: string): WorkspacePath => {
+  const parsed = parseWorkspacePath(raw);
+  if (!parsed.ok) throw new HearthFailure(parsed.error);
+  return parsed.value;
+};
+
+const toolAfterFinish = (): ToolOutcome =>
+  failure(
+    'agent.tool_after_finish',
+    'This call must be the final tool call of your turn: make the other calls first, then call it again on its own.',
+  );

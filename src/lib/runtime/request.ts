@@ -1,0 +1,40 @@
+import type { ContentPart, ModelMessage, ModelRequest, ToolChoice } from '$lib/domain/model';
+import { pairToolCalls } from './history';
+import type { ModelTurn } from './model-turn';
+import type { ToolSnapshot } from './tool-snapshot';
+
+/**
+ * The one request builder (runtime.md §1.5): the invocation's system prompt, the conversation
+ * with every tool call paired with a result, and the snapshot's tools. Tool images become
+ * request parts here when the image pipeline lands.
+ */
+export function buildRequest(input: {
+  model: string;
+  system: string;
+  messages: readonly ModelMessage[];
+  snapshot: ToolSnapshot;
+  toolChoice?: ToolChoice;
+}): ModelRequest {
+  return {
+    model: input.model,
+    messages: [
+      { role: 'system', parts: [{ type: 'text', text: input.system }] },
+      ...pairToolCalls(input.messages),
+    ],
+    tools: [...input.snapshot.specs],
+    toolChoice: input.toolChoice ?? 'auto',
+  };
+}
+
+/**
+ * An assistant turn as it is kept: a completed turn exactly as assembled from the stream (so
+ * providers get their signatures and native parts back); a cut-off one with the text that
+ * arrived and no calls.
+ */
+export function assistantMessage(turn: ModelTurn, completed: boolean): ModelMessage {
+  if (completed) return { role: 'assistant', parts: turn.parts };
+  const parts: ContentPart[] = [];
+  if (turn.reasoning) parts.push({ type: 'reasoning', text: turn.reasoning });
+  if (turn.text) parts.push({ type: 'text', text: turn.text });
+  return { role: 'assistant', parts };
+}

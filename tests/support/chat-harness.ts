@@ -1,0 +1,64 @@
+import 'fake-indexeddb/auto';
+import { openHearthDatabase } from '$lib/adapters/db/database';
+import { DexieJournal } from '$lib/adapters/db/journal';
+import { DexieConnectionStore, DexieRunStore, DexieSettingsStore } from '$lib/adapters/db/stores';
+import { DexieProfileStore } from '$lib/adapters/db/profile-store';
+import {
+  DexieCharacterStore,
+  DexieLorebookStore,
+  DexiePersonaStore,
+} from '$lib/adapters/db/character-stores';
+import { DexieChatStore } from '$lib/adapters/db/chat-store';
+import { MemoryWorkspaceStore } from '$lib/adapters/memory/workspace';
+import { memoryLocks } from '$lib/adapters/system/locks';
+import { randomIds, systemClock } from '$lib/adapters/system/clock';
+import { newCharacterCard } from '$lib/chat/card';
+import type { ModelGateway } from '$lib/ports/model-gateway';
+import { ChatService } from '$lib/runtime/chats';
+import { RunService } from '$lib/runtime/run-service';
+import { builtinProvider, toolProviders } from '$lib/runtime/tool-catalog';
+import { chatScopeTools } from '$lib/tools/chat-scope';
+import { workspaceTools } from '$lib/tools/workspace';
+
+/**
+ * The Chat runtime on real Dexie (fake-indexeddb) and the memory workspace, with one character
+ * (`c1`, Brindle) whose card has a greeting and an alternate greeting.
+ */
+let n = 0;
+export async function chatHarness(gateway: ModelGateway) {
+  const db = openHearthDatabase(`hearth-chat-${++n}-${Math.random()}`);
+  const workspaces = new MemoryWorkspaceStore();
+  const runs = new DexieRunStore(db);
+  const journal = new DexieJournal(db, systemClock);
+  const locks = memoryLocks();
+  const service = new RunService({ runs, journal, locks, clock: systemClock, ids: randomIds });
+  const deps = {
+    chats: new DexieChatStore(db),
+    characters: new DexieCharacterStore(db),
+    personas: new DexiePersonaStore(db),
+    lorebooks: new DexieLorebookStore(db),
+    runs,
+    journal,
+    connections: new DexieConnectionStore(db),
+    settings: new DexieSettingsStore(db),
+    profiles: new DexieProfileStore(db),
+    workspaces,
+    locks,
+    gatewayFor: () => gateway,
+    providers: toolProviders([builtinProvider([...workspaceTools, ...chatScopeTools])]),
+    clock: systemClock,
+    ids: randomIds,
+    sleep: async () => undefined,
+    service,
+  };
+  const chats = new ChatService(deps);
+  const card = {
+    ...newCharacterCard('Brindle'),
+    firstMes: 'Hello, {{user}}.',
+    alternateGreetings: ['Oh, {{user}} again.'],
+    description: 'A fox who keeps a lighthouse.',
+  };
+  const now = Date.now();
+  await deps.characters.put({ id: 'c1', card, lorebookIds: [], createdAt: now, updatedAt: now });
+  return { service: chats, runService: service, deps, workspaces };
+}
