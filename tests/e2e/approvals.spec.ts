@@ -108,3 +108,65 @@ test.describe('on a phone', () => {
     expect(toolResult(llm, 's1')).toBe(`Exit code: 0\n${long.slice(5)}`);
   });
 });
+
+test('in a chat answered by a chosen profile, a second tab following the reply answers the question', async ({
+  page,
+  context,
+  llm,
+}) => {
+  await addScriptedConnection(page, llm);
+  await page.goto('./#/profiles/default-writer');
+  await page.getByRole('button', { name: 'Copy to edit' }).click();
+  await page.getByLabel('Display name').fill('Careful writer');
+  await page.getByRole('checkbox', { name: 'Ask before workspace_write_file' }).check();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved “Careful writer”' })).toBeVisible();
+
+  await page.goto('./#/characters');
+  await page
+    .getByRole('link', { name: /Brindle/ })
+    .first()
+    .click();
+  await page.getByRole('button', { name: 'New chat' }).click();
+  await expect(page).toHaveURL(/#\/chats\//);
+  const profile = page.getByRole('combobox', { name: 'Agent profile' });
+  await expect(profile).toHaveValue('default-writer');
+  await profile.selectOption({ label: 'Careful writer' });
+  await expect(profile).toBeEnabled();
+
+  llm.script(
+    {
+      text: [],
+      toolCalls: [
+        {
+          id: 'w1',
+          name: 'workspace_write_file',
+          arguments: [JSON.stringify({ path: 'output/main.md', content: '*Brindle trims the wick.*' })],
+        },
+      ],
+    },
+    {
+      text: [],
+      toolCalls: [
+        { id: 'c1', name: 'workspace_commit', arguments: ['{"path":"output/main.md","finish":true}'] },
+      ],
+    },
+  );
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('Is the lamp ready?');
+  await box.press('Enter');
+  await expect(card(page).getByLabel('Arguments')).toContainText('*Brindle trims the wick.*');
+
+  const other = await context.newPage();
+  await other.goto(page.url());
+  await expect(card(other).getByLabel('Arguments')).toContainText('*Brindle trims the wick.*');
+  await card(other).getByRole('button', { name: 'Approve' }).click();
+
+  for (const tab of [page, other]) {
+    await expect(tab.locator('.chat-message').last()).toContainText('Brindle trims the wick.');
+    await expect(card(tab)).toHaveCount(0);
+  }
+  // The approved write ran, and the commit published what it wrote.
+  expect(toolResult(llm, 'w1')).toMatch(/^Wrote/);
+  await other.close();
+});

@@ -26,7 +26,7 @@ test('on a phone, a session and a chat fit the screen with their composer in rea
   await page.getByRole('button', { name: 'New chat' }).click();
   await expect(page).toHaveURL(/#\/chats\//);
   await fitsTheScreen(page, page.getByRole('button', { name: 'Send' }));
-  for (const name of ['Persona', 'Model connection']) {
+  for (const name of ['Persona', 'Model connection', 'Agent profile']) {
     const picker = page.getByRole('combobox', { name });
     await fitsTheScreen(page, picker);
     // Wide enough to read the choice, not squeezed to a couple of letters.

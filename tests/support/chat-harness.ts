@@ -13,6 +13,7 @@ import { MemoryWorkspaceStore } from '$lib/adapters/memory/workspace';
 import { memoryLocks } from '$lib/adapters/system/locks';
 import { randomIds, systemClock } from '$lib/adapters/system/clock';
 import { newCharacterCard } from '$lib/chat/card';
+import type { Connection } from '$lib/domain/connection';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import { ChatService } from '$lib/runtime/chats';
 import { RunService } from '$lib/runtime/run-service';
@@ -31,6 +32,8 @@ export async function chatHarness(gateway: ModelGateway) {
   const runs = new DexieRunStore(db);
   const journal = new DexieJournal(db, systemClock);
   const locks = memoryLocks();
+  /** The connections runs talked to, in order. */
+  const connectionsUsed: Connection[] = [];
   const service = new RunService({ runs, journal, locks, clock: systemClock, ids: randomIds });
   const deps = {
     chats: new DexieChatStore(db),
@@ -44,7 +47,10 @@ export async function chatHarness(gateway: ModelGateway) {
     profiles: new DexieProfileStore(db),
     workspaces,
     locks,
-    gatewayFor: () => gateway,
+    gatewayFor: (connection: Connection) => {
+      connectionsUsed.push(connection);
+      return gateway;
+    },
     providers: toolProviders([builtinProvider([...workspaceTools, ...chatScopeTools])]),
     clock: systemClock,
     ids: randomIds,
@@ -60,5 +66,5 @@ export async function chatHarness(gateway: ModelGateway) {
   };
   const now = Date.now();
   await deps.characters.put({ id: 'c1', card, lorebookIds: [], createdAt: now, updatedAt: now });
-  return { service: chats, runService: service, deps, workspaces };
+  return { service: chats, runService: service, deps, workspaces, connectionsUsed };
 }

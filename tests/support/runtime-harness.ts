@@ -12,6 +12,7 @@ import { DexieProfileStore } from '$lib/adapters/db/profile-store';
 import { sessionProfile } from '$lib/domain/profile';
 import { memoryLocks } from '$lib/adapters/system/locks';
 import { randomIds, systemClock } from '$lib/adapters/system/clock';
+import type { Connection } from '$lib/domain/connection';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import { RunService } from '$lib/runtime/run-service';
 import { SessionService, runLock, type SessionServiceDeps } from '$lib/runtime/sessions';
@@ -40,6 +41,8 @@ export function runtimeHarness(
     run: { ...sessionProfile().run, modelRetry: { maxRetries: options.maxRetries ?? 3, intervalMs: 1000 } },
   });
   const sleeps: number[] = [];
+  /** The connections runs talked to, in order. */
+  const connectionsUsed: Connection[] = [];
   const locks = memoryLocks();
   const deps = {
     sessions,
@@ -49,7 +52,10 @@ export function runtimeHarness(
     settings: new DexieSettingsStore(db),
     workspaces,
     locks,
-    gatewayFor: () => gateway,
+    gatewayFor: (connection: Connection) => {
+      connectionsUsed.push(connection);
+      return gateway;
+    },
     providers: toolProviders([builtinProvider(runtimeTools.session)]),
     sandbox: options.sandbox,
     clock: systemClock,
@@ -59,7 +65,7 @@ export function runtimeHarness(
   };
   const tab = openTab(deps);
   /** `deps` lets a test start a second runtime on the same storage and locks: another tab. */
-  return { db, journal, runs, sessions, workspaces, profiles, sleeps, deps, ready, ...tab };
+  return { db, journal, runs, sessions, workspaces, profiles, sleeps, connectionsUsed, deps, ready, ...tab };
 }
 
 /** One tab's runtime over shared storage and locks: its run service and its Session service. */

@@ -70,10 +70,17 @@ export const ChatRecordSchema = z.object({
   lorebookIds: z.array(z.string()),
   /** The model connection this chat uses; absent: the default connection. */
   connectionId: z.string().optional(),
+  /** The agent profile that replies in this chat; absent: Default Writer. */
+  profileId: z.string().optional(),
   createdAt: z.number(),
   updatedAt: z.number(),
 });
 export type ChatRecord = z.infer<typeof ChatRecordSchema>;
+
+/** What a person changes about a chat from its header. `lorebookIds`: books attached to this chat only. */
+export type ChatPatch = Partial<
+  Pick<ChatRecord, 'title' | 'personaId' | 'connectionId' | 'lorebookIds' | 'profileId'>
+>;
 
 /** One message of a chat, keyed by `[chatId+index]` (0-based). */
 export type ChatMessageRow = ChatMessage & { chatId: string; index: number };

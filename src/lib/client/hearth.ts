@@ -6,6 +6,7 @@ import { RpcClient, serveRpc } from '$lib/worker/rpc';
 import type {
   ApprovalDecision,
   CharacterCardPatch,
+  ChatPatch,
   HearthMethods,
   HearthStreams,
   Lorebook,
@@ -183,11 +184,7 @@ export class HearthClient {
     create: (characterId: string, personaId?: string | null) =>
       this.#rpc.call('chats.create', { characterId, personaId }),
     get: (chatId: string) => this.#rpc.call('chats.get', { chatId }),
-    /** `lorebookIds`: the lorebooks attached to this chat only. */
-    update: (
-      chatId: string,
-      patch: { title?: string; personaId?: string | null; connectionId?: string; lorebookIds?: string[] },
-    ) => this.#rpc.call('chats.update', { chatId, ...patch }),
+    update: (chatId: string, patch: ChatPatch) => this.#rpc.call('chats.update', { chatId, ...patch }),
     delete: (chatId: string) => this.#rpc.call('chats.delete', { chatId }),
     /** Edits the shown swipe of message `index`. */
     editMessage: (chatId: string, index: number, text: string) =>

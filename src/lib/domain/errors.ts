@@ -147,6 +147,7 @@ export type ErrorCode =
   | 'agent.profile_invalid_json'
   | 'agent.profile_package_invalid'
   | 'agent.profile_not_found'
+  | 'agent.profile_not_direct_runnable'
   | 'agent.profile_builtin_read_only'
   | 'agent.profile_exists'
   | 'agent.profile_copy_unsupported'

@@ -9,6 +9,7 @@ import type { MacroContext } from '$lib/chat/macros';
 import {
   exportFileName,
   type ChatMessageRow,
+  type ChatPatch,
   type ChatRecord,
   type CharacterRecord,
 } from '$lib/chat/records';
@@ -18,7 +19,13 @@ import { DEMO_CONNECTION, type Connection } from '$lib/domain/connection';
 import { hearthError, HearthFailure } from '$lib/domain/errors';
 import type { RunEvent } from '$lib/domain/events';
 import type { ModelMessage } from '$lib/domain/model';
-import { DEFAULT_WRITER_ID, migrateProfile, resolveProfile, type ProfileV5 } from '$lib/domain/profile';
+import {
+  DEFAULT_WRITER_ID,
+  migrateProfile,
+  resolveProfile,
+  SESSION_PROFILE_ID,
+  type ProfileV5,
+} from '$lib/domain/profile';
 import { ok } from '$lib/domain/result';
 import { ROOT_INVOCATION, type RunId, type RunRecord } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
@@ -41,6 +48,7 @@ import { assembleChatPrompt } from './chat-prompt';
 import type { CommitRecord, Publisher } from './control';
 import { rootInvocation } from './invocation';
 import { projectPersist, promotePersist, type PersistFile } from './persist';
+import { connectionFor, connectionOfRun } from './model-binding';
 import { alwaysAllowIn } from './profile-approvals';
 import { unstartedCalls } from './resume';
 import type { RunLog } from './run-recorder';
@@ -99,11 +107,12 @@ interface FrozenChatRun {
   original: string | null;
   /** The frozen input prefix: the chat's messages the reply answers. */
   history: ChatMessageRow[];
+  /** The profile the chat had when the run started. */
+  profile: ProfileV5;
 }
 
 /** A Chat run's frozen input (`run/input/chat_run.json`): everything a resumed run needs again. */
 interface ChatRunInput extends FrozenChatRun {
-  profile: ProfileV5;
   activation: Activation;
   baseStateId: string | null;
   baseFiles: PersistFile[];
@@ -208,11 +217,9 @@ export class ChatService {
     };
   }
 
-  async update(
-    chatId: string,
-    patch: { title?: string; personaId?: string | null; connectionId?: string; lorebookIds?: string[] },
-  ): Promise<ChatRecord> {
+  async update(chatId: string, patch: ChatPatch): Promise<ChatRecord> {
     const chat = await this.#chat(chatId);
+    if (patch.profileId !== undefined) await this.#profile(patch.profileId);
     const next = { ...chat, ...patch, updatedAt: this.deps.clock.now() };
     await this.deps.chats.put(next);
     return next;
@@ -351,7 +358,8 @@ export class ChatService {
   #stream(chatId: string, prepare: Prepare): AsyncIterable<RunUpdate> {
     return this.deps.service.start(async () => {
       const chat = await this.#chat(chatId);
-      const connection = await this.#connectionOf(chat);
+      const profile = await this.#profile(chat.profileId ?? DEFAULT_WRITER_ID);
+      const connection = await connectionFor(profile, await this.#connectionOf(chat), this.deps.connections);
       const now = this.deps.clock.now();
       const run: RunRecord = {
         id: this.deps.ids.runId() as RunId,
@@ -364,21 +372,22 @@ export class ChatService {
         createdAt: now,
         updatedAt: now,
       };
-      return this.#plan(run, { kind: 'new', prepare });
+      return this.#plan(run, { kind: 'new', prepare, profile, connection });
     });
   }
 
   /** A Chat run, new or resumed: its own workspace, a frozen input, and a reply published by commit. */
   async #plan(
     run: RunRecord,
-    start: { kind: 'new'; prepare: Prepare } | { kind: 'resume' },
+    start: { kind: 'new'; prepare: Prepare; profile: ProfileV5; connection: Connection } | { kind: 'resume' },
   ): Promise<RunPlan> {
     if (run.target.kind !== 'chat') throw new Error('internal: a Chat plan for a session run');
     const chatId = run.target.chatId;
     const chat = await this.#chat(chatId);
     const character = await this.#character(chat.characterId);
     const persona = await this.#persona(chat.personaId);
-    const connection = await this.#connectionOf(chat);
+    const connection =
+      start.kind === 'new' ? start.connection : await connectionOfRun(run, this.deps.connections);
     const resumedFrom = run.status;
     let frozen: FrozenChatRun | null = null;
     return {
@@ -406,7 +415,7 @@ export class ChatService {
         if (published) recorder.publish({ type: 'chat-message', message: published });
         await this.deps.chats.put({ ...chat, updatedAt: run.createdAt });
         const original = target.kind === 'continue' ? rows[target.index]!.mes : null;
-        frozen = { target, original, history };
+        frozen = { target, original, history, profile: start.profile };
       },
       prepare: async (recorder, inbox) => {
         await recorder.setStatus('initializing_workspace');
@@ -447,7 +456,7 @@ export class ChatService {
     },
   ): Promise<ChatRunInput> {
     const run = recorder.run;
-    const profile = await this.#profile();
+    const profile = input.profile;
     const now = this.deps.clock.now();
     const macros = this.#macros(input.character, input.persona, input.chat.id, now, run.id);
     const activation = activateWorldInfo({
@@ -730,12 +739,27 @@ export class ChatService {
     return books;
   }
 
-  async #profile(): Promise<ProfileV5> {
-    const resolved = resolveProfile(DEFAULT_WRITER_ID, await this.deps.profiles.get(DEFAULT_WRITER_ID));
-    if (!resolved)
-      throw new HearthFailure(hearthError('agent.not_found', 'The Default Writer profile is missing.'));
+  /** A profile that can reply in a chat (runtime.md §1.2 step 5). */
+  async #profile(id: string): Promise<ProfileV5> {
+    const resolved = resolveProfile(id, await this.deps.profiles.get(id));
+    if (!resolved || id === SESSION_PROFILE_ID) {
+      throw new HearthFailure(
+        hearthError(
+          'agent.profile_not_found',
+          `The profile “${id}” chosen for this chat no longer exists. Choose another one in the chat's header.`,
+        ),
+      );
+    }
     const migrated = migrateProfile(resolved.profile);
     if (!migrated.ok) throw new HearthFailure(migrated.error);
+    if (!migrated.value.run.directRunnable) {
+      throw new HearthFailure(
+        hearthError(
+          'agent.profile_not_direct_runnable',
+          `The profile “${migrated.value.displayName}” only works as a sub-agent. Choose another one for this chat.`,
+        ),
+      );
+    }
     return migrated.value;
   }
 

@@ -31,6 +31,7 @@ import {
   transcriptOf,
 } from './compaction';
 import { rootInvocation } from './invocation';
+import { connectionFor, connectionOfRun } from './model-binding';
 import { collectModelTurn } from './model-turn';
 import { alwaysAllowIn } from './profile-approvals';
 import { unstartedCalls } from './resume';
@@ -176,7 +177,12 @@ export class SessionService {
   send(sessionId: string, text: string): AsyncIterable<RunUpdate> {
     return this.deps.service.start(async () => {
       const session = await this.#session(sessionId);
-      const connection = await this.#connection(session.connectionId);
+      const { profile } = await this.#sessionProfile();
+      const connection = await connectionFor(
+        profile,
+        await this.#connection(session.connectionId),
+        this.deps.connections,
+      );
       const now = this.deps.clock.now();
       const run: RunRecord = {
         id: this.deps.ids.runId() as RunId,
@@ -189,15 +195,19 @@ export class SessionService {
         createdAt: now,
         updatedAt: now,
       };
-      return this.#plan(run, { kind: 'new', text });
+      return this.#plan(run, { kind: 'new', text, connection });
     });
   }
 
-  async #plan(run: RunRecord, start: { kind: 'new'; text: string } | { kind: 'resume' }): Promise<RunPlan> {
+  async #plan(
+    run: RunRecord,
+    start: { kind: 'new'; text: string; connection: Connection } | { kind: 'resume' },
+  ): Promise<RunPlan> {
     if (run.target.kind !== 'session') throw new Error('internal: a Session plan for a chat run');
     const sessionId = run.target.sessionId;
     const session = await this.#session(sessionId);
-    const connection = await this.#connection(session.connectionId);
+    const connection =
+      start.kind === 'new' ? start.connection : await connectionOfRun(run, this.deps.connections);
     const workspace = await this.workspace(sessionId);
     const resumedFrom = run.status;
     return {

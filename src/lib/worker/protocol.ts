@@ -12,6 +12,7 @@ import type { Lorebook } from '$lib/chat/lorebook';
 import type {
   CharacterRecord,
   ChatMessageRow,
+  ChatPatch,
   ChatRecord,
   LorebookRecord,
   LorebookSource,
@@ -391,7 +392,7 @@ export type LorebookMethods = {
   'lorebooks.setGlobal': (p: { id: string; global: boolean }) => string[];
 };
 
-export type { ChatMessageRow, ChatRecord };
+export type { ChatMessageRow, ChatPatch, ChatRecord };
 
 /** A chat as the character's chat list shows it. */
 export interface ChatSummary extends ChatRecord {
@@ -415,14 +416,7 @@ export type ChatMethods = {
   /** Seeds the greeting (alternate greetings as swipes). */
   'chats.create': (p: { characterId: string; personaId?: string | null }) => ChatRecord;
   'chats.get': (p: { chatId: string }) => ChatView;
-  'chats.update': (p: {
-    chatId: string;
-    title?: string;
-    personaId?: string | null;
-    connectionId?: string;
-    /** Lorebooks attached to this chat only (global and character books are attached elsewhere). */
-    lorebookIds?: string[];
-  }) => ChatRecord;
+  'chats.update': (p: { chatId: string } & ChatPatch) => ChatRecord;
   'chats.delete': (p: { chatId: string }) => void;
   /** Edits the shown swipe. */
   'chats.editMessage': (p: { chatId: string; index: number; text: string }) => ChatMessageRow;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { demoGateway } from '$lib/adapters/llm/demo/gateway';
+import { draftFromPreset } from '$lib/domain/connection';
 import type { RunEvent } from '$lib/domain/events';
+import { newChatProfile } from '$lib/domain/profile';
 import type { RunUpdate } from '$lib/domain/run-update';
 import { chatRunWorkspaceKey } from '$lib/runtime/chats';
 import { chatHarness } from '../../support/chat-harness';
@@ -299,5 +301,79 @@ describe('persist/ (tools.md §12.4)', () => {
       content: string;
     };
     expect(readResult.content).toContain('1 | A');
+  });
+});
+
+describe("the chat's profile", () => {
+  const terse = () => {
+    const profile = newChatProfile('terse', 'Terse');
+    profile.instructions.agentSystemPrompt = 'Answer in five words or fewer.';
+    profile.tools.allow = profile.tools.allow.filter((id) => id !== 'builtin:chat.search');
+    return profile;
+  };
+
+  it('a chat replies with the profile chosen for it: its instructions, its tools and its own model', async () => {
+    const model = scriptedGateway([{ toolCalls: [write('w1', 'Hi.'), commit('c1', { finish: true })] }]);
+    const { service, deps, connectionsUsed } = await chatHarness(model.gateway);
+    await deps.connections.put({
+      ...draftFromPreset('custom'),
+      kind: 'remote',
+      id: 'big',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      apiKey: '',
+      model: 'default-model',
+    });
+    await deps.profiles.put({
+      ...terse(),
+      model: { mode: 'connectionRef', connectionRef: 'big', modelId: 'huge' },
+    });
+    const chat = await service.create('c1');
+    expect((await service.update(chat.id, { profileId: 'terse' })).profileId).toBe('terse');
+
+    await collect(service.send(chat.id, 'Hello'));
+    const view = await service.get(chat.id);
+    expect(view.runs[0]).toMatchObject({ status: 'completed', connectionId: 'big', model: 'huge' });
+    expect(connectionsUsed.map((c) => [c.id, c.model])).toEqual([['big', 'huge']]);
+    expect(model.requests[0]!.model).toBe('huge');
+    expect(JSON.stringify(model.requests[0]!.messages[0])).toContain('Answer in five words or fewer.');
+    const tools = model.requests[0]!.tools.map((t) => t.name);
+    expect(tools).toContain('chat_read_messages');
+    expect(tools).not.toContain('chat_search');
+    expect(view.messages.at(-1)!.extra).toMatchObject({ hearth: { profileId: 'terse' } });
+  });
+
+  it('refuses the Session profile and unknown ones, and says so when the chosen profile was deleted', async () => {
+    const { service, deps } = await chatHarness(scriptedGateway([]).gateway);
+    const chat = await service.create('c1');
+    await expect(service.update(chat.id, { profileId: 'session' })).rejects.toMatchObject({
+      error: { code: 'agent.profile_not_found' },
+    });
+    await expect(service.update(chat.id, { profileId: 'nope' })).rejects.toMatchObject({
+      error: { code: 'agent.profile_not_found' },
+    });
+    await deps.profiles.put(terse());
+    await service.update(chat.id, { profileId: 'terse' });
+    await deps.profiles.delete('terse');
+
+    await expect(collect(service.send(chat.id, 'Hello'))).rejects.toMatchObject({
+      error: { code: 'agent.profile_not_found', message: expect.stringContaining('no longer exists') },
+    });
+    // Nothing was lost or half-started: the greeting is all the chat holds, and no run exists.
+    const view = await service.get(chat.id);
+    expect(view.messages.map((m) => m.mes)).toEqual(['Hello, You.']);
+    expect(view.runs).toEqual([]);
+  });
+
+  it('a profile whose model is not configured fails before anything is saved, with the way forward', async () => {
+    const { service, deps } = await chatHarness(scriptedGateway([]).gateway);
+    await deps.profiles.put({ ...terse(), model: { mode: 'requiresConfiguration' } });
+    const chat = await service.create('c1');
+    await service.update(chat.id, { profileId: 'terse' });
+    await expect(collect(service.send(chat.id, 'Hello'))).rejects.toMatchObject({
+      error: {
+        code: 'agent.profile_model_requires_configuration',
+        message: expect.stringContaining('Choose one on its page'),
+      },
+    });
   });
 });

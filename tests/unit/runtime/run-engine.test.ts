@@ -4,6 +4,7 @@ import type { RunEvent } from '$lib/domain/events';
 import { sessionProfile } from '$lib/domain/profile';
 import type { RunId } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
+import type { BusMessage, RunBus } from '$lib/ports/run-bus';
 import type { ApprovalDecision } from '$lib/runtime/approvals';
 import { chatHarness } from '../../support/chat-harness';
 import { collect, openTab, runtimeHarness } from '../../support/runtime-harness';
@@ -420,10 +421,8 @@ describe('the old loops’ bugs, fixed', () => {
 });
 
 /** BroadcastChannel semantics in one process: every other listener, never the sender. */
-function sharedBus() {
-  type Message = Parameters<
-    Parameters<NonNullable<Parameters<typeof openTab>[1]>['bus'] & object>['post']
-  >[0];
+function sharedBus(): () => RunBus {
+  type Message = BusMessage;
   const listeners = new Set<(m: Message) => void>();
   return () => {
     const mine = new Set<(m: Message) => void>();

@@ -145,6 +145,14 @@ export class ChatState {
     });
   }
 
+  /** The agent profile that replies in this chat from its next run on. */
+  setProfile(profileId: string): Promise<boolean> {
+    return this.#save(async () => {
+      const chat = await this.client.chats.update(this.chatId, { profileId });
+      if (this.view) this.view.chat = chat;
+    });
+  }
+
   /** The lorebooks attached to this chat only (global and character books are attached elsewhere). */
   setLorebooks(lorebookIds: string[]): Promise<boolean> {
     return this.#save(async () => {
