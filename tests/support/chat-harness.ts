@@ -10,6 +10,8 @@ import {
 } from '$lib/adapters/db/character-stores';
 import { DexieChatStore } from '$lib/adapters/db/chat-store';
 import { MemoryWorkspaceStore } from '$lib/adapters/memory/workspace';
+import { DexieRecordStore } from '$lib/adapters/db/record-files';
+import { TieredWorkspaceStore } from '$lib/adapters/tiered-workspace';
 import { memoryLocks } from '$lib/adapters/system/locks';
 import { randomIds, systemClock } from '$lib/adapters/system/clock';
 import { newCharacterCard } from '$lib/chat/card';
@@ -28,7 +30,7 @@ import { workspaceTools } from '$lib/tools/workspace';
 let n = 0;
 export async function chatHarness(gateway: ModelGateway) {
   const db = openHearthDatabase(`hearth-chat-${++n}-${Math.random()}`);
-  const workspaces = new MemoryWorkspaceStore();
+  const workspaces = new TieredWorkspaceStore(new MemoryWorkspaceStore(), new DexieRecordStore(db));
   const runs = new DexieRunStore(db);
   const journal = new DexieJournal(db, systemClock);
   const locks = memoryLocks();

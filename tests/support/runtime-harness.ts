@@ -8,6 +8,8 @@ import {
   DexieSettingsStore,
 } from '$lib/adapters/db/stores';
 import { MemoryWorkspaceStore } from '$lib/adapters/memory/workspace';
+import { DexieRecordStore } from '$lib/adapters/db/record-files';
+import { TieredWorkspaceStore } from '$lib/adapters/tiered-workspace';
 import { DexieProfileStore } from '$lib/adapters/db/profile-store';
 import { sessionProfile } from '$lib/domain/profile';
 import { memoryLocks } from '$lib/adapters/system/locks';
@@ -33,7 +35,7 @@ export function runtimeHarness(
   const journal = new DexieJournal(db, systemClock);
   const runs = new DexieRunStore(db);
   const sessions = new DexieSessionStore(db);
-  const workspaces = new MemoryWorkspaceStore();
+  const workspaces = new TieredWorkspaceStore(new MemoryWorkspaceStore(), new DexieRecordStore(db));
   const profiles = new DexieProfileStore(db);
   // The Session profile with the retry policy under test (the built-in retries 3 times, 3 s apart).
   const ready = profiles.put({

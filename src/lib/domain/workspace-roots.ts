@@ -35,3 +35,13 @@ export const isWritable = (roots: WorkspaceRoots, p: WorkspacePath): boolean =>
 
 /** Roots rendered for model-facing text: `work/, tmp/`. */
 export const renderRoots = (roots: readonly string[]): string => roots.map((r) => `${r}/`).join(', ');
+
+/**
+ * Roots the runtime writes its records to: a Session's `runs/`, a Chat run's `run/`, and the
+ * `tool-results/` mount. They are stored beside the run journal (IndexedDB), so a step's events
+ * and the records they point at are written in one transaction; every other path is a file.
+ */
+export const RECORD_ROOTS = ['runs', 'run', 'tool-results'] as const;
+
+export const isRecordPath = (p: string): boolean =>
+  (RECORD_ROOTS as readonly string[]).includes(p.split('/', 1)[0]!);

@@ -44,9 +44,6 @@ export function auditPaths(layout: AuditLayout, invocationId: InvocationId) {
       path(`${layout.runDir}/tool-args/${own}round-${round3(round)}-${stem}.json`),
     modelResponse: (round: number) =>
       path(`${layout.runDir}/model-responses/${own}round-${round3(round)}.json`),
-    /** The streamed text of a round that did not complete, kept as it arrived. */
-    partialResponse: (round: number) =>
-      path(`${layout.runDir}/model-responses/${own}round-${round3(round)}.partial.json`),
     toolResult: (round: number, stem: string) =>
       path(`${layout.toolResultsDir}/${own}round-${round3(round)}-${stem}.json`),
   };

@@ -5,7 +5,7 @@ import { err, ok, type Result } from '$lib/domain/result';
 import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
 import type { Clock } from '$lib/ports/clock';
 import type { Workspace } from '$lib/ports/workspace';
-import type { RunLog } from './run-recorder';
+import type { RunStep, StepEvent } from './run-recorder';
 
 /**
  * Checkpoints (tools.md §12.7, runtime.md §1.17.5): after every successful write or patch, a
@@ -42,23 +42,10 @@ export interface Checkpoint {
   files: CheckpointFile[];
 }
 
-export interface CheckpointInput {
-  /** The run's storage directory, e.g. `runs/<runId>`. */
-  runDir: WorkspacePath;
-  runId: string;
-  reason: CheckpointReason;
-  eventSeq: number;
-  /** Workspace paths of the affected files; each must exist. */
-  paths: readonly WorkspacePath[];
-  /** Epoch milliseconds (from the runtime's Clock). */
-  now: number;
-}
-
-/** How many ids past the counted sequence a creation tries before giving up (concurrent creations). */
-const MAX_ID_ATTEMPTS = 64;
-const ID_PATTERN = /^cp_\d{6,}$/;
-
+/** How many digits a checkpoint id has at least: `cp_000001`. */
 export const checkpointId = (seq: number): string => `cp_${String(seq).padStart(6, '0')}`;
+
+const ID_PATTERN = /^cp_\d{6,}$/;
 
 const join = (...parts: string[]): WorkspacePath => {
   const parsed = parseWorkspacePath(parts.join('/'));
@@ -72,94 +59,95 @@ const metadataPath = (runDir: WorkspacePath, id: string) =>
 const copyPath = (runDir: WorkspacePath, id: string, path: WorkspacePath) =>
   join(runDir, 'checkpoints', id, 'files', path);
 
-/**
- * Snapshots `paths` into a new checkpoint. seq = 1 + the number of existing checkpoint
- * directories; `checkpoint.json` is written first with an `absent` guard, which claims the id, so
- * two concurrent creations never share one (the loser moves on to the next seq). The copies are
- * written after the claim. Every failure is a system failure for the run.
- */
-export async function createCheckpoint(
-  workspace: Workspace,
-  input: CheckpointInput,
-): Promise<Result<{ checkpointId: string; seq: number; files: CheckpointFile[] }, HearthError>> {
-  const contents: { path: WorkspacePath; data: Uint8Array }[] = [];
-  const files: CheckpointFile[] = [];
-  for (const path of [...new Set(input.paths)]) {
-    const read = await workspace.read(path);
-    if (!read.ok) {
-      return err(hearthError(read.error.code, `Cannot checkpoint \`${path}\`: ${read.error.message}`));
-    }
-    contents.push({ path, data: read.value });
-    files.push({ path, sha256: await sha256Hex(read.value), bytes: read.value.byteLength });
-  }
-
-  const existing = await workspace.list(checkpointsDir(input.runDir));
-  if (!existing.ok && existing.error.code !== 'workspace.file_not_found') return existing;
-  const count = existing.ok
-    ? existing.value.filter((e) => e.kind === 'directory' && ID_PATTERN.test(nameOf(e.path))).length
-    : 0;
-
-  for (let seq = count + 1; seq <= count + MAX_ID_ATTEMPTS; seq++) {
-    const id = checkpointId(seq);
-    const record: Checkpoint = {
-      id,
-      seq,
-      runId: input.runId,
-      createdAt: new Date(input.now).toISOString(),
-      reason: input.reason,
-      eventSeq: input.eventSeq,
-      files,
-    };
-    const json = new TextEncoder().encode(`${JSON.stringify(record, null, 2)}\n`);
-    const claimed = await workspace.write(metadataPath(input.runDir, id), json, { kind: 'absent' });
-    if (!claimed.ok && claimed.error.code === 'workspace.conflict') continue;
-    if (!claimed.ok) return claimed;
-    for (const { path, data } of contents) {
-      const copied = await workspace.write(copyPath(input.runDir, id, path), data);
-      if (!copied.ok) return copied;
-    }
-    return ok({ checkpointId: id, seq, files });
-  }
-  return err(
-    hearthError(
-      'workspace.conflict',
-      `No free checkpoint id after ${MAX_ID_ATTEMPTS} attempts in \`${input.runDir}/checkpoints\`.`,
-    ),
-  );
-}
-
 const nameOf = (path: WorkspacePath) => path.slice(path.lastIndexOf('/') + 1);
 
-/** Copies files into a new checkpoint for a change the journal has just recorded (event `eventSeq`). */
+/** A checkpoint whose files are read and whose id is taken, not yet recorded. */
+export interface PendingCheckpoint {
+  checkpointId: string;
+  seq: number;
+  files: CheckpointFile[];
+  /**
+   * Adds it to the step that journals the change it keeps (`change`, an event of that step):
+   * status `creating_checkpoint`, `checkpoint.json`, the copies, `checkpoint_created`.
+   */
+  record(step: RunStep, change: StepEvent): void;
+}
+
+/**
+ * Copies files into a new checkpoint for a change the caller journals in the same step. `known`:
+ * contents the caller just wrote (a tool's file effect), kept without reading the files back.
+ */
 export type Checkpointer = (
   reason: CheckpointReason,
   paths: readonly string[],
-  eventSeq: number,
-) => Promise<{ checkpointId: string }>;
+  known?: ReadonlyMap<string, Uint8Array>,
+) => Promise<PendingCheckpoint>;
 
 /**
- * The one checkpoint path of a run: status `creating_checkpoint`, the copies, then
- * `checkpoint_created`. A failure is a system failure (it throws).
+ * The one checkpoint path of a run. A checkpoint is read when it is taken (the affected files as
+ * they are now) and recorded by the caller's step, so its copies, its `checkpoint.json` and its
+ * `checkpoint_created` event are durable together. Ids count on from the highest existing one;
+ * the run's one checkpointer hands them out, so concurrent checkpoints never share one. A file
+ * that cannot be read is a system failure (it throws).
  */
-export const checkpointer =
-  (deps: { workspace: Workspace; runDir: WorkspacePath; log: RunLog; clock: Clock }): Checkpointer =>
-  async (reason, paths, eventSeq) => {
-    await deps.log.setStatus('creating_checkpoint');
-    const created = await createCheckpoint(deps.workspace, {
-      runDir: deps.runDir,
-      runId: deps.log.run.id,
-      reason,
-      eventSeq,
-      paths: paths as WorkspacePath[],
-      now: deps.clock.now(),
-    });
-    if (!created.ok) throw new HearthFailure(created.error);
-    await deps.log.emit({
-      type: 'checkpoint_created',
-      payload: { checkpointId: created.value.checkpointId, reason },
-    });
-    return created.value;
+export function checkpointer(deps: {
+  workspace: Workspace;
+  runDir: WorkspacePath;
+  runId: string;
+  clock: Clock;
+}): Checkpointer {
+  let last: Promise<number> | null = null;
+  const highest = async (): Promise<number> => {
+    const listed = await deps.workspace.list(checkpointsDir(deps.runDir));
+    if (!listed.ok && listed.error.code !== 'workspace.file_not_found') throw new HearthFailure(listed.error);
+    const seqs = (listed.ok ? listed.value : [])
+      .filter((e) => e.kind === 'directory' && ID_PATTERN.test(nameOf(e.path)))
+      .map((e) => Number(nameOf(e.path).slice(3)));
+    return Math.max(0, ...seqs);
   };
+  return async (reason, paths, known) => {
+    const contents: { path: WorkspacePath; data: Uint8Array }[] = [];
+    const files: CheckpointFile[] = [];
+    for (const path of [...new Set(paths as WorkspacePath[])]) {
+      const given = known?.get(path);
+      const read = given ? ok(given) : await deps.workspace.read(path);
+      if (!read.ok) {
+        throw new HearthFailure(
+          hearthError(read.error.code, `Cannot checkpoint \`${path}\`: ${read.error.message}`),
+        );
+      }
+      contents.push({ path, data: read.value });
+      files.push({ path, sha256: await sha256Hex(read.value), bytes: read.value.byteLength });
+    }
+    const taken = (last ?? highest()).then((n) => n + 1);
+    last = taken;
+    const seq = await taken;
+    const id = checkpointId(seq);
+    const createdAt = new Date(deps.clock.now()).toISOString();
+    return {
+      checkpointId: id,
+      seq,
+      files,
+      record(step, change) {
+        step.status('creating_checkpoint');
+        step.keep(metadataPath(deps.runDir, id), (seqOf: (event: StepEvent) => number) => {
+          const record: Checkpoint = {
+            id,
+            seq,
+            runId: deps.runId,
+            createdAt,
+            reason,
+            eventSeq: seqOf(change),
+            files,
+          };
+          return new TextEncoder().encode(`${JSON.stringify(record, null, 2)}\n`);
+        });
+        for (const { path, data } of contents) step.keep(copyPath(deps.runDir, id, path), data);
+        step.emit({ type: 'checkpoint_created', payload: { checkpointId: id, reason } });
+      },
+    };
+  };
+}
 
 const checkpointSchema = z.object({
   id: z.string().regex(ID_PATTERN),

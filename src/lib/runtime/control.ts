@@ -91,26 +91,30 @@ export class TurnControl {
     const { log, invocation, publisher, ledger } = this.deps;
     if (!publisher) throw new Error('internal: a commit in a run that publishes nothing');
     const invocationId = invocation.id;
-    const [started] = await log.emit({
-      type: 'chat_commit_started',
-      payload: { invocationId, path: effect.path, mode: effect.mode },
-    });
-    const { checkpointId } = await this.deps.checkpoint('chat_commit', [effect.path], started!.seq);
-    await log.setStatus('awaiting_host_commit');
+    const taken = await this.deps.checkpoint('chat_commit', [effect.path]);
+    const { checkpointId } = taken;
     const commitId = this.deps.newCommitId();
-    await log.emit({
-      type: 'chat_commit_requested',
-      payload: {
-        commitId,
-        invocationId,
-        path: effect.path,
-        mode: effect.mode,
-        reason: effect.reason ?? null,
-        chars: effect.chars,
-        words: effect.words,
-        sha256: effect.sha256,
-        checkpointId,
-      },
+    await log.step((s) => {
+      const [started] = s.emit({
+        type: 'chat_commit_started',
+        payload: { invocationId, path: effect.path, mode: effect.mode },
+      });
+      taken.record(s, started!);
+      s.status('awaiting_host_commit');
+      s.emit({
+        type: 'chat_commit_requested',
+        payload: {
+          commitId,
+          invocationId,
+          path: effect.path,
+          mode: effect.mode,
+          reason: effect.reason ?? null,
+          chars: effect.chars,
+          words: effect.words,
+          sha256: effect.sha256,
+          checkpointId,
+        },
+      });
     });
     const read = await this.deps.workspace.read(pathOf(effect.path));
     if (!read.ok) throw new HearthFailure(read.error);
@@ -127,31 +131,33 @@ export class TurnControl {
       messageIndex: where.messageIndex,
       round: this.round,
     });
-    await log.setStatus('dispatching_tool');
-    await log.emit(
-      {
-        type: 'chat_commit_completed',
-        payload: {
-          commitId,
-          invocationId,
-          messageId: where.messageId,
-          messageIndex: where.messageIndex,
-          swipeId: where.swipeId,
+    await log.step((s) => {
+      s.status('dispatching_tool');
+      s.emit(
+        {
+          type: 'chat_commit_completed',
+          payload: {
+            commitId,
+            invocationId,
+            messageId: where.messageId,
+            messageIndex: where.messageIndex,
+            swipeId: where.swipeId,
+          },
         },
-      },
-      {
-        type: 'chat_commit_recorded',
-        payload: {
-          invocationId,
-          commitCount: ledger.length,
-          path: effect.path,
-          mode: effect.mode,
-          messageId: where.messageId,
-          messageIndex: where.messageIndex,
-          round: this.round,
+        {
+          type: 'chat_commit_recorded',
+          payload: {
+            invocationId,
+            commitCount: ledger.length,
+            path: effect.path,
+            mode: effect.mode,
+            messageId: where.messageId,
+            messageIndex: where.messageIndex,
+            round: this.round,
+          },
         },
-      },
-    );
+      );
+    });
     return commitCompleted(outcome, where.messageId);
   }
 }

@@ -13,7 +13,7 @@ import type { Sandbox } from '$lib/ports/sandbox';
 import type { Workspace } from '$lib/ports/workspace';
 import type { CommitCapability, ToolContext } from '$lib/tools/tool';
 import type { ApprovalDesk } from './approvals';
-import { checkpointer, type Checkpointer } from './checkpoints';
+import type { Checkpointer } from './checkpoints';
 import { TurnControl, type ControlDeps } from './control';
 import { guidanceMessage, type GuidanceMailbox } from './guidance';
 import type { Invocation } from './invocation';
@@ -60,6 +60,8 @@ export interface InvocationDeps {
   /** The optional parts of the tools' context this run has. */
   capabilities: { chat?: ChatContext; commit?: CommitCapability; sandbox?: Sandbox; random?: () => number };
   approvals: ApprovalDesk;
+  /** The run's one checkpoint path (every invocation of the run shares it). */
+  checkpoint: Checkpointer;
   alwaysAllow: (toolId: ToolId) => Promise<void>;
   control: Pick<ControlDeps, 'ledger' | 'publisher' | 'foregroundCommitRequired' | 'messageBodyPath'>;
   newId: (prefix: string) => string;
@@ -90,7 +92,7 @@ export async function runInvocation(
   const { log, workspace } = deps;
   const { snapshot, audit } = invocation;
   const { transcript } = scenario;
-  const checkpoint = checkpointer({ workspace, runDir: audit.runDir, log, clock: deps.clock });
+  const { checkpoint } = deps;
   const context = toolContext(invocation, deps, signal);
   let drift = 0;
 
@@ -111,7 +113,6 @@ export async function runInvocation(
     for (let round = deps.startRound; ; round++) {
       if (signal.aborted) return { kind: 'cancelled' };
       await applyGuidance(round);
-      await log.setStatus('calling_model');
       await scenario.beforeRequest?.(round, signal);
       const request = buildRequest({
         model: deps.model,
@@ -119,21 +120,24 @@ export async function runInvocation(
         messages: transcript.messages(),
         snapshot,
       });
-      await log.emit({
-        type: 'model_request_created',
-        payload: {
-          round,
-          invocationId: invocation.id,
-          request: {
-            provider: deps.gateway.provider,
-            model: deps.model,
-            messageCount: request.messages.length,
-            toolCount: request.tools.length,
+      await log.step((s) => {
+        s.status('calling_model');
+        s.emit({
+          type: 'model_request_created',
+          payload: {
+            round,
+            invocationId: invocation.id,
+            request: {
+              provider: deps.gateway.provider,
+              model: deps.model,
+              messageCount: request.messages.length,
+              toolCount: request.tools.length,
+            },
           },
-        },
+        });
+        // A round counts from its request: one stopped while it streamed still happened.
+        s.update({ rounds: round });
       });
-      // A round counts from its request: one stopped while it streamed still happened.
-      await log.update({ rounds: round });
 
       const partial = partialKeeper(transcript, deps.clock);
       const outcome = await callWithRetry(
@@ -155,7 +159,6 @@ export async function runInvocation(
       }
       const turn = outcome.turn;
       const responsePath = await storeResponse(turn, round);
-      await log.update({ usage: addUsage(log.run.usage, turn.usage) });
       await transcript.append(assistantMessage(turn, true));
 
       if (turn.toolCalls.length === 0) {
@@ -245,44 +248,41 @@ export async function runInvocation(
     });
   }
 
-  /** The full response, stored before anything acts on it (runtime.md §1.5 step 4). */
+  /** The full response, stored before anything acts on it (runtime.md §1.5 step 4), with its usage. */
   async function storeResponse(turn: ModelTurn, round: number): Promise<WorkspacePath> {
     const path = audit.modelResponse(round);
-    const stored = await workspace.write(
-      path,
-      new TextEncoder().encode(
-        JSON.stringify({ round, invocationId: invocation.id, response: turn }, null, 2),
-      ),
-    );
-    if (!stored.ok) throw new HearthFailure(stored.error);
     const m = textMetrics(turn.text);
-    await log.emit(
-      {
-        type: 'model_response_stored',
-        payload: {
-          round,
-          invocationId: invocation.id,
-          path,
-          responseId: turn.responseId,
-          model: turn.model ?? deps.model,
+    await log.step((s) => {
+      s.keep(path, { round, invocationId: invocation.id, response: turn });
+      s.emit(
+        {
+          type: 'model_response_stored',
+          payload: {
+            round,
+            invocationId: invocation.id,
+            path,
+            responseId: turn.responseId,
+            model: turn.model ?? deps.model,
+          },
         },
-      },
-      {
-        type: 'model_completed',
-        payload: {
-          round,
-          invocationId: invocation.id,
-          modelResponsePath: path,
-          toolCallCount: turn.toolCalls.length,
-          textChars: m.chars,
-          textWords: m.words,
-          hasReasoning: turn.reasoning.length > 0,
-          reasoningChars: textMetrics(turn.reasoning).chars,
-          finishReason: turn.finish.raw ?? turn.finish.unified,
-          usage: { ...turn.usage },
+        {
+          type: 'model_completed',
+          payload: {
+            round,
+            invocationId: invocation.id,
+            modelResponsePath: path,
+            toolCallCount: turn.toolCalls.length,
+            textChars: m.chars,
+            textWords: m.words,
+            hasReasoning: turn.reasoning.length > 0,
+            reasoningChars: textMetrics(turn.reasoning).chars,
+            finishReason: turn.finish.raw ?? turn.finish.unified,
+            usage: { ...turn.usage },
+          },
         },
-      },
-    );
+      );
+      s.update({ usage: addUsage(log.run.usage, turn.usage) });
+    });
     return path;
   }
 
@@ -337,18 +337,22 @@ export async function runInvocation(
     const bytes = new TextEncoder().encode(text);
     const written = await workspace.write(path, bytes);
     if (!written.ok) throw new HearthFailure(written.error);
-    const [event] = await log.emit({
-      type: 'direct_output_captured',
-      payload: {
-        round,
-        invocationId: invocation.id,
-        path,
-        ...textMetrics(text),
-        sha256: await sha256Hex(bytes),
-        modelResponsePath,
-      },
+    const taken = await keep('direct_output_capture', [path]);
+    const sha256 = await sha256Hex(bytes);
+    await log.step((s) => {
+      const [captured] = s.emit({
+        type: 'direct_output_captured',
+        payload: {
+          round,
+          invocationId: invocation.id,
+          path,
+          ...textMetrics(text),
+          sha256,
+          modelResponsePath,
+        },
+      });
+      taken.record(s, captured!);
     });
-    await keep('direct_output_capture', [path], event!.seq);
     return path;
   }
 }

@@ -8,6 +8,7 @@ import type { RunBus } from '$lib/ports/run-bus';
 import type { Sandbox } from '$lib/ports/sandbox';
 import type { RunStore } from '$lib/ports/stores';
 import { ApprovalDesk, type ApprovalDecision, type ApprovalRequest } from './approvals';
+import { checkpointer } from './checkpoints';
 import type { CommitRecord } from './control';
 import { GuidanceMailbox } from './guidance';
 import { endInvocation, startInvocation, type Invocation } from './invocation';
@@ -30,7 +31,7 @@ export interface RunInbox {
 export interface PreparedRun {
   invocation: Invocation;
   scenario: InvocationScenario;
-  deps: Omit<InvocationDeps, 'log' | 'approvals'>;
+  deps: Omit<InvocationDeps, 'log' | 'approvals' | 'checkpoint'>;
   /** After the invocation completed, the kind's own finishing (a Chat publishes its persist/). */
   finish?: (recorder: RunRecorder) => Promise<void>;
 }
@@ -218,8 +219,10 @@ export class RunService {
       return;
     }
     if (active.controller.signal.aborted) return;
-    await active.recorder.emit({ type: 'run_cancel_requested', payload: null });
-    await active.recorder.setStatus('cancelling');
+    await active.recorder.step((s) => {
+      s.emit({ type: 'run_cancel_requested', payload: null });
+      s.status('cancelling');
+    });
     active.controller.abort();
     await active.done;
   }
@@ -292,18 +295,19 @@ export class RunService {
         this.#deps.locks.withLock(lockOf(run), async () => {
           const current = await this.#deps.runs.get(run.id);
           if (!current || isTerminal(current.status) || this.#active.has(run.id)) return;
-          const recorder = this.#recorder(current);
           const reason = 'The tab running this reply was closed before it finished.';
-          await recorder.setStatus('interrupted', {}, reason);
-          await recorder.emit({ type: 'run_interrupted', payload: { message: reason } });
+          await this.#recorder(current).step((s) => {
+            s.status('interrupted', reason);
+            s.emit({ type: 'run_interrupted', payload: { message: reason } });
+          });
         }),
       ),
     );
   }
 
-  #recorder(run: RunRecord): RunRecorder {
+  #recorder(run: RunRecord, workspaceKey?: string): RunRecorder {
     return new RunRecorder(run, {
-      runs: this.#deps.runs,
+      workspaceKey,
       journal: this.#deps.journal,
       clock: this.#deps.clock,
       publish: (u) => this.#publish(run.id, u),
@@ -341,7 +345,7 @@ export class RunService {
       await this.#deps.runs.put(run);
       const unsubscribe = this.#feed.subscribe(run.id, (u) => queue.push(u));
       onRelease(unsubscribe);
-      const recorder = this.#recorder(run);
+      const recorder = this.#recorder(run, plan.workspaceKey);
       const controller = new AbortController();
       const inbox: RunInbox = { guidance: new GuidanceMailbox(), approvals: new ApprovalDesk() };
       let finished!: () => void;
@@ -359,7 +363,17 @@ export class RunService {
         let end: InvocationEnd = await runInvocation(
           invocation,
           prepared.scenario,
-          { ...prepared.deps, log, approvals: inbox.approvals },
+          {
+            ...prepared.deps,
+            log,
+            approvals: inbox.approvals,
+            checkpoint: checkpointer({
+              workspace: prepared.deps.workspace,
+              runDir: invocation.audit.runDir,
+              runId: run.id,
+              clock: this.#deps.clock,
+            }),
+          },
           controller.signal,
         );
         await endInvocation(log, invocation, end.kind);
@@ -406,32 +420,42 @@ export class RunService {
       });
     }
     if (end.kind === 'completed') {
-      await recorder.setStatus('completed');
-      await recorder.emit({ type: 'run_completed', payload: null });
+      await recorder.step((s) => {
+        s.status('completed');
+        s.emit({ type: 'run_completed', payload: null });
+      });
     } else if (end.kind === 'cancelled') {
-      await recorder.setStatus('cancelled');
-      await recorder.emit({ type: 'run_cancelled', payload: { message: 'Stopped by the person.' } });
+      await recorder.step((s) => {
+        s.status('cancelled');
+        s.emit({ type: 'run_cancelled', payload: { message: 'Stopped by the person.' } });
+      });
     } else if (outcome === 'partial_success') {
       // A failure after a confirmed commit keeps the committed reply.
-      await recorder.setStatus('partial_success', { error: end.error });
-      await recorder.emit({
-        type: 'run_partial_success',
-        level: 'warn',
-        payload: {
-          code: end.error.code,
-          message: end.error.message,
-          retryable: false,
-          userRetryable: false,
-          preservedCommitCount: ledger.length,
-        },
+      await recorder.step((s) => {
+        s.update({ error: end.error });
+        s.status('partial_success');
+        s.emit({
+          type: 'run_partial_success',
+          level: 'warn',
+          payload: {
+            code: end.error.code,
+            message: end.error.message,
+            retryable: false,
+            userRetryable: false,
+            preservedCommitCount: ledger.length,
+          },
+        });
       });
     } else {
       const { code, message } = end.error;
       const retryable = end.error.retryable === true;
-      await recorder.setStatus('failed', { error: end.error });
-      await recorder.emit({
-        type: 'run_failed',
-        payload: { code, message, retryable, userRetryable: retryable || DRIFT_CODES.has(code) },
+      await recorder.step((s) => {
+        s.update({ error: end.error });
+        s.status('failed');
+        s.emit({
+          type: 'run_failed',
+          payload: { code, message, retryable, userRetryable: retryable || DRIFT_CODES.has(code) },
+        });
       });
     }
   }

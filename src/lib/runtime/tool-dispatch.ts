@@ -1,5 +1,5 @@
 import { HearthFailure, type HearthError } from '$lib/domain/errors';
-import type { NewRunEvent } from '$lib/domain/events';
+import type { NewRunEvent, RunEvent } from '$lib/domain/events';
 import type { JsonObject } from '$lib/domain/json';
 import type { ToolChoice } from '$lib/domain/model';
 import { invalidArgumentsMessage, normalizeToolArguments } from '$lib/domain/tool-arguments';
@@ -21,7 +21,7 @@ import type { Checkpointer, CheckpointReason } from './checkpoints';
 import type { Invocation } from './invocation';
 import type { ModelToolCall } from './model-turn';
 import { DEFAULT_INLINE_CHAR_LIMIT, projectLongResult } from './result-projection';
-import type { RunLog } from './run-recorder';
+import type { RunLog, RunStep } from './run-recorder';
 import type { ToolProviders } from './tool-catalog';
 import { approvalFor, gateToolCall } from './tool-gate';
 import type { SnapshotBinding } from './tool-snapshot';
@@ -47,24 +47,28 @@ export interface DispatchDeps {
   inlineCharLimit?: number;
 }
 
-const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value, null, 2));
-
 /**
- * Audit files are written once: an existing file stays. Writing the same record again (a resumed
- * run making a call that never started) is a no-op; a different one is a system failure.
+ * The steps of one call. What opens a call (its arguments record, `tool_call_requested`) and what
+ * a file change leaves (its checkpoint) wait for the call's next step, so a call costs as few
+ * journal transactions as its order of events allows.
  */
-async function writeAudit(workspace: Workspace, path: Parameters<Workspace['write']>[0], value: unknown) {
-  const bytes = encode(value);
-  const written = await workspace.write(path, bytes, { kind: 'absent' });
-  if (written.ok) return;
-  if (written.error.code === 'workspace.conflict') {
-    const existing = await workspace.read(path);
-    if (existing.ok && new TextDecoder().decode(existing.value) === new TextDecoder().decode(bytes)) return;
+class CallSteps {
+  #pending: ((step: RunStep) => void)[] = [];
+
+  constructor(private readonly log: RunLog) {}
+
+  later(build: (step: RunStep) => void): void {
+    this.#pending.push(build);
   }
-  throw new HearthFailure({
-    code: 'storage.failed',
-    message: `Could not store ${path}: ${written.error.message}`,
-  });
+
+  step(build: (step: RunStep) => void = () => {}): Promise<RunEvent[]> {
+    const pending = this.#pending;
+    this.#pending = [];
+    return this.log.step((s) => {
+      for (const b of pending) b(s);
+      build(s);
+    });
+  }
 }
 
 type CallIds = {
@@ -107,23 +111,26 @@ export async function dispatchToolCall(
   };
 
   const argsPath = audit.toolArgs(round, stem);
-  await writeAudit(deps.workspace, argsPath, {
-    ...ids,
-    arguments: args.kind === 'object' ? args.value : null,
-    rawArguments: args.kind === 'invalid' ? args.raw : undefined,
+  const steps = new CallSteps(log);
+  steps.later((s) => {
+    s.keep(argsPath, {
+      ...ids,
+      arguments: args.kind === 'object' ? args.value : null,
+      rawArguments: args.kind === 'invalid' ? args.raw : undefined,
+    });
+    s.emit({
+      type: 'tool_call_requested',
+      payload: { ...ids, snapshotId: snapshot.id, argumentsRef: argsPath },
+    });
   });
-  await log.emit({
-    type: 'tool_call_requested',
-    payload: { ...ids, snapshotId: snapshot.id, argumentsRef: argsPath },
-  });
-  if (decision.kind === 'fail') throw await failSystem(deps, ids, decision.error);
+  if (decision.kind === 'fail') throw await failSystem(steps, ids, decision.error);
 
   const started = deps.clock.now();
   let outcome: ToolOutcome;
   if (decision.kind === 'reject') outcome = failure(decision.code, decision.message);
   else if (args.kind === 'invalid')
     outcome = failure('tool.invalid_arguments', invalidArgumentsMessage(args.raw));
-  else outcome = await execute(decision.binding, args.value, argsPath, deps, ids);
+  else outcome = await execute(decision.binding, args.value, argsPath, deps, ids, steps);
 
   const result: AgentToolResult = {
     callId: call.callId,
@@ -136,30 +143,36 @@ export async function dispatchToolCall(
     images: outcome.images,
   };
   const resultPath = audit.toolResult(round, stem);
-  await writeAudit(deps.workspace, resultPath, result);
-  await log.emit({
-    type: 'tool_result_stored',
-    payload: { round, invocationId: invocation.id, callId: call.callId, path: resultPath },
+  steps.later((s) => {
+    s.keep(resultPath, result);
+    s.emit({
+      type: 'tool_result_stored',
+      payload: { round, invocationId: invocation.id, callId: call.callId, path: resultPath },
+    });
   });
   const external = binding !== null && binding.tool.source !== 'builtin';
-  const projected = external ? await projectExternal(result, resultPath, deps) : result;
+  // An external result's readable view is written after its record is (it points at it).
+  if (external) await steps.step();
+  const projected = external ? await projectExternal(result, resultPath, deps, steps) : result;
   // External error text is untrusted and may be long: the journal points at the stored result.
   const message = !result.isError
     ? ''
     : external
       ? `External tool returned an error; full result: ${resultPath}`
       : result.content;
-  await log.emit({
-    type: result.isError ? 'tool_call_failed' : 'tool_call_completed',
-    payload: {
-      ...ids,
-      isError: result.isError,
-      errorCode: result.errorCode ?? null,
-      message,
-      elapsedMs: deps.clock.now() - started,
-      resourceRefs: projected.resourceRefs,
-    },
-  });
+  await steps.step((s) =>
+    s.emit({
+      type: result.isError ? 'tool_call_failed' : 'tool_call_completed',
+      payload: {
+        ...ids,
+        isError: result.isError,
+        errorCode: result.errorCode ?? null,
+        message,
+        elapsedMs: deps.clock.now() - started,
+        resourceRefs: projected.resourceRefs,
+      },
+    }),
+  );
   return projected;
 }
 
@@ -168,6 +181,7 @@ async function projectExternal(
   result: AgentToolResult,
   auditPath: WorkspacePath,
   deps: DispatchDeps,
+  steps: CallSteps,
 ): Promise<AgentToolResult> {
   const { snapshot } = deps.invocation;
   const nameOf = (toolId: string) => snapshot.byToolId.get(toolId as ToolId)?.callName;
@@ -178,17 +192,20 @@ async function projectExternal(
     readTool: nameOf(builtinToolId('workspace.read_file')),
     searchTool: nameOf(builtinToolId('workspace.search_files')),
   });
-  if (projected.view) {
-    await deps.log.emit({
-      type: 'tool_result_readable_view_stored',
-      payload: {
-        invocationId: deps.invocation.id,
-        callId: result.callId,
-        toolId: result.toolId,
-        path: projected.view.path,
-        auditPath: projected.view.auditPath,
-      },
-    });
+  const view = projected.view;
+  if (view) {
+    steps.later((s) =>
+      s.emit({
+        type: 'tool_result_readable_view_stored',
+        payload: {
+          invocationId: deps.invocation.id,
+          callId: result.callId,
+          toolId: result.toolId,
+          path: view.path,
+          auditPath: view.auditPath,
+        },
+      }),
+    );
   }
   return projected.result;
 }
@@ -199,6 +216,7 @@ async function execute(
   argsPath: WorkspacePath,
   deps: DispatchDeps,
   ids: CallIds,
+  steps: CallSteps,
 ): Promise<ToolOutcome> {
   const { tool } = binding;
   const provider = deps.providers.get(tool.source);
@@ -207,21 +225,20 @@ async function execute(
   if (!checked.ok) return checked.outcome;
 
   if (approvalFor(binding, deps.approvals) === 'ask') {
-    const denied = await ask(binding, argsPath, deps, ids);
+    const denied = await ask(binding, argsPath, deps, ids, steps);
     if (denied) return denied;
   }
 
-  await deps.log.emit({
-    type: 'tool_call_started',
-    payload: { ...ids, toolId: tool.toolId, name: tool.nativeName },
+  await steps.step((s) => {
+    s.emit({ type: 'tool_call_started', payload: { ...ids, toolId: tool.toolId, name: tool.nativeName } });
+    s.status('dispatching_tool');
   });
-  if (deps.log.run.status !== 'dispatching_tool') await deps.log.setStatus('dispatching_tool');
   let outcome: ToolOutcome;
   try {
     outcome = await provider.execute(tool, checked.input, deps.context);
   } catch (e) {
     throw await failSystem(
-      deps,
+      steps,
       ids,
       e instanceof HearthFailure
         ? e.error
@@ -231,9 +248,11 @@ async function execute(
   const control: ControlEffect[] = [];
   for (const effect of outcome.effects) {
     if (isControlEffect(effect)) control.push(effect);
-    else await recordFileEffect(effect, deps);
+    else await recordFileEffect(effect, deps, steps);
   }
-  return control.length > 0 ? deps.control(control, outcome) : outcome;
+  if (control.length === 0) return outcome;
+  await steps.step();
+  return deps.control(control, outcome);
 }
 
 /**
@@ -245,22 +264,25 @@ async function ask(
   argsPath: WorkspacePath,
   deps: DispatchDeps,
   ids: CallIds,
+  steps: CallSteps,
 ): Promise<ToolOutcome | null> {
   const { tool } = binding;
   const approvalId = deps.newApprovalId();
   const base = { invocationId: ids.invocationId, callId: ids.callId, approvalId };
-  await deps.log.setStatus('awaiting_approval');
-  await deps.log.emit({
-    type: 'tool_call_awaiting_approval',
-    payload: {
-      ...base,
-      round: ids.round,
-      toolId: tool.toolId,
-      name: tool.nativeName,
-      callName: ids.callName,
-      source: tool.origin,
-      argumentsRef: argsPath,
-    },
+  await steps.step((s) => {
+    s.status('awaiting_approval');
+    s.emit({
+      type: 'tool_call_awaiting_approval',
+      payload: {
+        ...base,
+        round: ids.round,
+        toolId: tool.toolId,
+        name: tool.nativeName,
+        callName: ids.callName,
+        source: tool.origin,
+        argumentsRef: argsPath,
+      },
+    });
   });
   const decision = await deps.approvals.ask(
     {
@@ -276,40 +298,47 @@ async function ask(
     deps.context.signal,
   );
   if (decision === 'deny') {
-    await deps.log.emit({ type: 'tool_call_denied', payload: base });
+    steps.later((s) => s.emit({ type: 'tool_call_denied', payload: base }));
     return failure(
       'tool.denied',
       `The person declined this call of \`${ids.callName}\`. Do not repeat it unchanged: continue without it, or say what you need it for.`,
     );
   }
   if (decision === 'always') await deps.alwaysAllow(tool.toolId);
-  await deps.log.emit({ type: 'tool_call_approved', payload: { ...base, always: decision === 'always' } });
+  steps.later((s) =>
+    s.emit({ type: 'tool_call_approved', payload: { ...base, always: decision === 'always' } }),
+  );
   return null;
 }
 
 /**
- * A file change: journaled (intent, then the checkpoint that keeps a copy of the new content)
- * before the next call runs (tools.md §12.7).
+ * A file change: its event and the checkpoint that keeps the new content are journaled together
+ * with the call's next step, before the next call runs (tools.md §12.7).
  */
-async function recordFileEffect(effect: FileEffect, deps: DispatchDeps): Promise<void> {
-  const [event] = await deps.log.emit(fileEvent(effect, deps.invocation.id));
+async function recordFileEffect(effect: FileEffect, deps: DispatchDeps, steps: CallSteps): Promise<void> {
+  const event = fileEvent(effect, deps.invocation.id);
   const [reason, paths]: [CheckpointReason, string[]] =
     effect.type === 'file-written'
       ? ['tool_workspace_write', [effect.path]]
       : effect.type === 'file-patched'
         ? ['tool_workspace_patch', [effect.path]]
         : ['tool_workspace_shell', effect.changes.filter((c) => c.change === 'written').map((c) => c.path)];
-  if (paths.length > 0) await deps.checkpoint(reason, paths, event!.seq);
+  const known = effect.type === 'shell-changed' ? undefined : new Map([[effect.path, effect.content]]);
+  const taken = paths.length > 0 ? await deps.checkpoint(reason, paths, known) : null;
+  steps.later((s) => {
+    const [change] = s.emit(event);
+    taken?.record(s, change!);
+  });
 }
 
 function fileEvent(effect: FileEffect, invocationId: string): NewRunEvent {
   switch (effect.type) {
     case 'file-written': {
-      const { type: _type, ...fields } = effect;
+      const { type: _type, content: _content, ...fields } = effect;
       return { type: 'workspace_file_written', payload: { invocationId, ...fields } };
     }
     case 'file-patched': {
-      const { type: _type, ...fields } = effect;
+      const { type: _type, content: _content, ...fields } = effect;
       return { type: 'workspace_patch_applied', payload: { invocationId, ...fields } };
     }
     case 'shell-changed':
@@ -318,18 +347,20 @@ function fileEvent(effect: FileEffect, invocationId: string): NewRunEvent {
 }
 
 /** Journals a system failure of this call at error level and returns it to be thrown. */
-async function failSystem(deps: DispatchDeps, ids: CallIds, error: HearthError): Promise<HearthFailure> {
-  await deps.log.emit({
-    type: 'tool_call_failed',
-    level: 'error',
-    payload: {
-      ...ids,
-      isError: true,
-      errorCode: error.code,
-      message: error.message,
-      elapsedMs: 0,
-      resourceRefs: [],
-    },
-  });
+async function failSystem(steps: CallSteps, ids: CallIds, error: HearthError): Promise<HearthFailure> {
+  await steps.step((s) =>
+    s.emit({
+      type: 'tool_call_failed',
+      level: 'error',
+      payload: {
+        ...ids,
+        isError: true,
+        errorCode: error.code,
+        message: error.message,
+        elapsedMs: 0,
+        resourceRefs: [],
+      },
+    }),
+  );
   return new HearthFailure(error);
 }

@@ -14,7 +14,11 @@ import type { ReadState } from './workspace/read-state';
 
 export type { ToolScope } from '$lib/domain/tool-scope';
 
-/** A file change a tool made: the runtime journals it and checkpoints the files. */
+/**
+ * A file change a tool made: the runtime journals it and checkpoints the files. `content` is
+ * the whole file as the tool left it (what `sha256` hashes): the checkpoint keeps it without
+ * reading the file back. It is never journaled.
+ */
 export type FileEffect =
   | {
       type: 'file-written';
@@ -23,6 +27,7 @@ export type FileEffect =
       chars: number;
       words: number;
       sha256: string;
+      content: Uint8Array;
     }
   | {
       type: 'file-patched';
@@ -33,6 +38,7 @@ export type FileEffect =
       sha256: string;
       /** Occurrences of `old_string` replaced (all of them with `replace_all`, else 1). */
       replacements: number;
+      content: Uint8Array;
     }
   /** `workspace_shell` wrote these changes back. */
   | { type: 'shell-changed'; changes: ShellFileChange[] };

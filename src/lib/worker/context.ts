@@ -30,9 +30,12 @@ import { ChatService } from '$lib/runtime/chats';
 import { RunService, type PageNotices } from '$lib/runtime/run-service';
 import { builtinProvider, toolProviders } from '$lib/runtime/tool-catalog';
 import { DexieChatStore } from '$lib/adapters/db/chat-store';
+import { DexieRecordStore } from '$lib/adapters/db/record-files';
+import { TieredWorkspaceStore } from '$lib/adapters/tiered-workspace';
 import { runtimeTools } from '$lib/tools/runtime-tools';
 
 export interface RuntimeOptions {
+  /** Where workspace files live (OPFS); the runtime's records go to IndexedDB beside the journal. */
   workspaces: WorkspaceStore;
   locks: Locks;
   databaseName?: string;
@@ -64,6 +67,8 @@ export interface RuntimeContext {
     lorebooks: DexieLorebookStore;
     chats: DexieChatStore;
   };
+  /** Every workspace: its files in `options.workspaces`, its records beside the journal. */
+  workspaces: WorkspaceStore;
   fetch: typeof fetch;
   gatewayFor: (connection: Connection) => ModelGateway;
   runs: RunService;
@@ -112,8 +117,9 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     sandbox: options.sandbox,
     page: options.page,
   });
+  const workspaces = new TieredWorkspaceStore(options.workspaces, new DexieRecordStore(db));
   const shared = {
-    workspaces: options.workspaces,
+    workspaces,
     locks: options.locks,
     gatewayFor,
     clock: systemClock,
@@ -132,5 +138,5 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     ...shared,
     providers: toolProviders([builtinProvider(runtimeTools.chat)]),
   });
-  return { options, db, stores, fetch: doFetch, gatewayFor, runs, sessions, chats };
+  return { options, db, stores, workspaces, fetch: doFetch, gatewayFor, runs, sessions, chats };
 }

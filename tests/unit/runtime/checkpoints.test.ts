@@ -1,59 +1,102 @@
+import 'fake-indexeddb/auto';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { openHearthDatabase } from '$lib/adapters/db/database';
+import { DexieJournal } from '$lib/adapters/db/journal';
+import { DexieRecordStore } from '$lib/adapters/db/record-files';
 import { MemoryWorkspaceStore } from '$lib/adapters/memory/workspace';
+import { TieredWorkspaceStore } from '$lib/adapters/tiered-workspace';
 import { sha256Hex } from '$lib/domain/hash';
 import { err } from '$lib/domain/result';
+import type { RunId, RunRecord } from '$lib/domain/run';
 import type { Workspace } from '$lib/ports/workspace';
 import {
+  checkpointer,
   checkpointId,
-  createCheckpoint,
   listCheckpoints,
   readCheckpointFile,
-  type CheckpointInput,
+  type Checkpointer,
+  type CheckpointReason,
 } from '$lib/runtime/checkpoints';
+import { RunRecorder } from '$lib/runtime/run-recorder';
 import { callTool, getText, memoryToolContext, putText, wp } from '../../support/tool-context';
 import { overrideWorkspace } from '../../support/workspace-override';
 import { listFilesTool } from '$lib/tools/workspace/list-files';
 import { searchFilesTool } from '$lib/tools/workspace/search-files';
 
 let ws: Workspace;
+let recorder: RunRecorder;
+let take: Checkpointer;
+let now: number;
 const runDir = wp('runs/run_1');
 const NOW = Date.UTC(2026, 10, 30, 12, 0, 0);
-const input = (paths: string[], extra: Partial<CheckpointInput> = {}): CheckpointInput => ({
-  runDir,
-  runId: 'run_1',
-  reason: 'tool_workspace_write',
-  eventSeq: 7,
-  paths: paths.map(wp),
-  now: NOW,
-  ...extra,
-});
-const create = async (paths: string[], extra: Partial<CheckpointInput> = {}) => {
-  const r = await createCheckpoint(ws, input(paths, extra));
-  if (!r.ok) throw new Error(r.error.message);
-  return r.value;
+const clock = { now: () => now };
+/** The checkpointer of a run (a new one: a resumed run's). */
+const keeper = (workspace: Workspace = ws) => checkpointer({ workspace, runDir, runId: 'run_1', clock });
+
+/** Takes a checkpoint and records it in one step, as a run does. */
+const create = async (
+  paths: string[],
+  extra: { reason?: CheckpointReason; now?: number } = {},
+  using: Checkpointer = take,
+) => {
+  if (extra.now !== undefined) now = extra.now;
+  const taken = await using(extra.reason ?? 'tool_workspace_write', paths);
+  const [change, ...events] = await recorder.step((s) => {
+    const [written] = s.emit({
+      type: 'workspace_file_written',
+      payload: { invocationId: 'inv_root', path: paths[0]!, mode: 'replace', chars: 0, words: 0, sha256: '' },
+    });
+    taken.record(s, written!);
+  });
+  return { ...taken, changeSeq: change!.seq, events };
 };
 
 beforeEach(async () => {
-  const opened = await new MemoryWorkspaceStore().open('sessions/s1');
+  const db = openHearthDatabase(`hearth-cp-${Math.random()}`);
+  const store = new TieredWorkspaceStore(new MemoryWorkspaceStore(), new DexieRecordStore(db));
+  const opened = await store.open('sessions/s1');
   if (!opened.ok) throw new Error(opened.error.message);
   ws = opened.value;
+  now = NOW;
+  const run: RunRecord = {
+    id: 'run_1' as RunId,
+    target: { kind: 'session', sessionId: 's1' },
+    connectionId: 'demo',
+    model: 'm',
+    status: 'dispatching_tool',
+    rounds: 1,
+    usage: {},
+    createdAt: NOW,
+    updatedAt: NOW,
+  };
+  recorder = new RunRecorder(run, {
+    journal: new DexieJournal(db, clock),
+    clock,
+    publish: () => {},
+    workspaceKey: ws.key,
+  });
+  take = keeper();
 });
 
-describe('createCheckpoint', () => {
-  it('writes checkpoint.json and a copy of each affected file under cp_000001', async () => {
+describe('checkpointer', () => {
+  it('writes checkpoint.json and a copy of each affected file under cp_000001, with its event', async () => {
     const sha = await putText(ws, 'work/a.md', 'hello 世界');
     const created = await create(['work/a.md']);
     const files = [{ path: 'work/a.md', sha256: sha, bytes: 12 }];
-    expect(created).toEqual({ checkpointId: 'cp_000001', seq: 1, files });
+    expect(created).toMatchObject({ checkpointId: 'cp_000001', seq: 1, files });
+    expect(created.events.map((e) => e.type)).toEqual(['status_changed', 'checkpoint_created']);
+    expect(recorder.run.status).toBe('creating_checkpoint');
     expect(JSON.parse(await getText(ws, 'runs/run_1/checkpoints/cp_000001/checkpoint.json'))).toEqual({
       id: 'cp_000001',
       seq: 1,
       runId: 'run_1',
       createdAt: '2026-11-30T12:00:00.000Z',
       reason: 'tool_workspace_write',
-      eventSeq: 7,
+      // The seq of the change it keeps, journaled in the same step.
+      eventSeq: created.changeSeq,
       files,
     });
+    expect(created.changeSeq).toBe(1);
     expect(await getText(ws, 'runs/run_1/checkpoints/cp_000001/files/work/a.md')).toBe('hello 世界');
   });
 
@@ -72,21 +115,15 @@ describe('createCheckpoint', () => {
     ]);
   });
 
-  it('numbers checkpoints 1 + the number of existing checkpoint directories', async () => {
+  it('numbers checkpoints one after another, and a resumed run on from the highest existing one', async () => {
     await putText(ws, 'work/a.md', 'v1');
     expect((await create(['work/a.md'])).checkpointId).toBe('cp_000001');
     await putText(ws, 'work/a.md', 'v2');
-    expect((await create(['work/a.md'], { reason: 'tool_workspace_patch', eventSeq: 9 })).seq).toBe(2);
+    expect((await create(['work/a.md'], { reason: 'tool_workspace_patch' })).seq).toBe(2);
     await putText(ws, 'runs/run_1/checkpoints/notes.txt', 'not a checkpoint');
-    expect((await create(['work/a.md'])).checkpointId).toBe('cp_000003');
+    await putText(ws, 'runs/run_1/checkpoints/cp_000005/checkpoint.json', '{}');
+    expect((await create(['work/a.md'], {}, keeper())).checkpointId).toBe('cp_000006');
     expect(checkpointId(1_234_567)).toBe('cp_1234567');
-  });
-
-  it('moves on to the next free id when the counted one is taken', async () => {
-    await putText(ws, 'work/a.md', 'x');
-    await putText(ws, 'runs/run_1/checkpoints/cp_000001/checkpoint.json', '{}');
-    await putText(ws, 'runs/run_1/checkpoints/cp_000003/checkpoint.json', '{}');
-    expect((await create(['work/a.md'])).checkpointId).toBe('cp_000004');
   });
 
   it('gives concurrent checkpoints distinct ids, each with its own files', async () => {
@@ -100,25 +137,29 @@ describe('createCheckpoint', () => {
     }
   });
 
-  it('fails without claiming an id when an affected file is missing', async () => {
-    const r = await createCheckpoint(ws, input(['work/none.md']));
-    expect(r).toMatchObject({ ok: false, error: { code: 'workspace.file_not_found' } });
-    expect(await listCheckpoints(ws, runDir)).toEqual({ ok: true, value: [] });
+  it('fails without taking an id when an affected file is missing', async () => {
+    await expect(take('tool_workspace_write', ['work/none.md'])).rejects.toMatchObject({
+      error: { code: 'workspace.file_not_found' },
+    });
+    await putText(ws, 'work/a.md', 'a');
+    expect((await create(['work/a.md'])).checkpointId).toBe('cp_000001');
   });
 
-  it('returns storage failures as values', async () => {
+  it('a storage failure is a system failure of the run', async () => {
     await putText(ws, 'work/a.md', 'x');
-    const broken = overrideWorkspace(ws, {
-      write: async () => err({ code: 'workspace.storage_failed', message: 'quota exceeded' }),
+    const unreadable = overrideWorkspace(ws, {
+      read: async () => err({ code: 'workspace.storage_failed', message: 'disk on fire' }),
     });
-    expect(await createCheckpoint(broken, input(['work/a.md']))).toMatchObject({
-      ok: false,
+    await expect(keeper(unreadable)('tool_workspace_write', ['work/a.md'])).rejects.toMatchObject({
       error: { code: 'workspace.storage_failed' },
     });
     const unlistable = overrideWorkspace(ws, {
       list: async () => err({ code: 'workspace.storage_failed', message: 'disk on fire' }),
     });
-    expect(await createCheckpoint(unlistable, input(['work/a.md']))).toMatchObject({ ok: false });
+    await expect(keeper(unlistable)('tool_workspace_write', ['work/a.md'])).rejects.toMatchObject({
+      error: { code: 'workspace.storage_failed' },
+    });
+    expect(await listCheckpoints(ws, runDir)).toEqual({ ok: true, value: [] });
   });
 
   it('stays hidden from model tools', async () => {
@@ -140,7 +181,8 @@ describe('listCheckpoints', () => {
 
   it('lists every checkpoint by seq with its metadata', async () => {
     await putText(ws, 'work/a.md', 'a');
-    for (let i = 0; i < 11; i++) await create(['work/a.md'], { eventSeq: i, now: NOW + i * 1000 });
+    let last = 0;
+    for (let i = 0; i < 11; i++) last = (await create(['work/a.md'], { now: NOW + i * 1000 })).changeSeq;
     const listed = await listCheckpoints(ws, runDir);
     if (!listed.ok) throw new Error(listed.error.message);
     expect(listed.value.map((c) => c.id)).toEqual(Array.from({ length: 11 }, (_, i) => checkpointId(i + 1)));
@@ -150,7 +192,7 @@ describe('listCheckpoints', () => {
       runId: 'run_1',
       createdAt: '2026-11-30T12:00:10.000Z',
       reason: 'tool_workspace_write',
-      eventSeq: 10,
+      eventSeq: last,
       files: [{ path: 'work/a.md', sha256: await sha256Hex('a'), bytes: 1 }],
     });
   });

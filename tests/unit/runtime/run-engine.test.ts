@@ -4,6 +4,7 @@ import type { RunEvent } from '$lib/domain/events';
 import { sessionProfile } from '$lib/domain/profile';
 import type { RunId } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
+import type { Journal } from '$lib/ports/journal';
 import type { BusMessage, RunBus } from '$lib/ports/run-bus';
 import type { ApprovalDecision } from '$lib/runtime/approvals';
 import { chatHarness } from '../../support/chat-harness';
@@ -173,6 +174,70 @@ describe('one engine: the exact journals', () => {
     expect(root.modelResponse(1)).toBe('runs/run_x/model-responses/round-001.json');
     expect(child.modelResponse(1)).toBe('runs/run_x/model-responses/inv_child/round-001.json');
     expect(child.toolResult(1, 'call_a')).toBe('tool-results/run_x/inv_child/round-001-call_a.json');
+  });
+});
+
+describe('a round costs few transactions', () => {
+  it('a round that writes a file is four journal writes, each with the records its events point at', async () => {
+    const model = scriptedGateway([writeA, { text: 'done' }]);
+    const h = runtimeHarness(model.gateway);
+    await h.ready;
+    const appends: { types: string[]; files: string[]; record: boolean }[] = [];
+    const journal: Journal = {
+      ...h.deps.journal,
+      read: (...a) => h.deps.journal.read(...a),
+      count: (...a) => h.deps.journal.count(...a),
+      deleteEvents: (...a) => h.deps.journal.deleteEvents(...a),
+      append: (runId, events, write) => {
+        appends.push({
+          types: events.map((e) => (e.type === 'status_changed' ? `status:${e.payload.status}` : e.type)),
+          files: (write?.files ?? []).map((f) => f.path.replaceAll(runId, 'RUN').replace(/call_\w+/, 'call')),
+          record: write?.record !== undefined,
+        });
+        return h.deps.journal.append(runId, events, write);
+      },
+    };
+    const tab = openTab({ ...h.deps, journal });
+    const session = await tab.service.create();
+    await collect(tab.service.send(session.id, 'go'));
+    const round = appends.slice(
+      appends.findIndex((a) => a.types.includes('model_request_created')),
+      appends.findIndex((a) => a.types.includes('tool_call_completed')) + 1,
+    );
+    expect(round).toEqual([
+      { types: ['status:calling_model', 'model_request_created'], files: [], record: true },
+      {
+        types: ['model_response_stored', 'model_completed'],
+        files: ['runs/RUN/model-responses/round-001.json'],
+        record: true,
+      },
+      {
+        types: ['tool_call_requested', 'tool_call_started', 'status:dispatching_tool'],
+        files: ['runs/RUN/tool-args/round-001-call.json'],
+        record: true,
+      },
+      {
+        types: [
+          'workspace_file_written',
+          'status:creating_checkpoint',
+          'checkpoint_created',
+          'tool_result_stored',
+          'tool_call_completed',
+        ],
+        files: [
+          'runs/RUN/checkpoints/cp_000001/checkpoint.json',
+          'runs/RUN/checkpoints/cp_000001/files/work/a.md',
+          'tool-results/RUN/round-001-call.json',
+        ],
+        record: true,
+      },
+    ]);
+    // The checkpoint names the journal seq of the change it keeps, stored in the same write.
+    const ws = await tab.service.workspace(session.id);
+    const events = await h.journal.read((await tab.service.get(session.id)).runs[0]!.id, { limit: 500 });
+    const written = events.find((e) => e.type === 'workspace_file_written')!;
+    const cp = await ws.read(`runs/${written.runId}/checkpoints/cp_000001/checkpoint.json` as never);
+    expect(cp.ok && JSON.parse(new TextDecoder().decode(cp.value))).toMatchObject({ eventSeq: written.seq });
   });
 });
 
@@ -417,6 +482,53 @@ describe('the old loops’ bugs, fixed', () => {
     const kept = messages.at(-1)!;
     expect(kept).toMatchObject({ role: 'assistant', interrupted: true });
     expect((kept.parts[0] as { text: string }).text).toMatch(/^words that were/);
+  });
+});
+
+describe('watchers see how a run ends', () => {
+  const lastRun = (updates: RunUpdate[]) =>
+    updates.filter((u): u is Extract<RunUpdate, { type: 'run' }> => u.type === 'run').at(-1)?.run.status;
+
+  it('a page that opened a run left behind gets its interrupted record when the new tab marks it', async () => {
+    const model = scriptedGateway([{ hangAfter: 'cut off here' }]);
+    const h = runtimeHarness(model.gateway);
+    const tabA = openTab({ ...h.deps, locks: memoryLocks() });
+    const session = await h.service.create();
+    let runId: RunId | null = null;
+    for await (const u of tabA.service.send(session.id, 'go')) {
+      if (u.type === 'run') runId = u.run.id;
+      if (u.type === 'part' && u.part.type === 'text-delta') break;
+    }
+    const tabB = openTab(h.deps);
+    // The page follows the run before the new tab has looked at it: it is still "calling model".
+    const watching = collect(tabB.runService.watch(runId!));
+    await tabB.recoverInterrupted();
+    const seen = await watching;
+    expect(lastRun(seen)).toBe('interrupted');
+    expect(journal(seen).at(-1)).toBe('run_interrupted');
+  });
+
+  it('a page following a run live gets its completed record before the stream ends', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const model = scriptedGateway([{ text: 'done' }]);
+    const h = runtimeHarness({
+      provider: 'scripted',
+      async *stream(request, signal) {
+        await gate;
+        yield* model.gateway.stream(request, signal);
+      },
+    });
+    await h.ready;
+    const session = await h.service.create();
+    const sending = h.service.send(session.id, 'go')[Symbol.asyncIterator]();
+    const first = (await sending.next()).value as Extract<RunUpdate, { type: 'run' }>;
+    const watching = collect(h.runService.watch(first.run.id));
+    release();
+    while (!(await sending.next()).done);
+    const seen = await watching;
+    expect(lastRun(seen)).toBe('completed');
+    expect(journal(seen).at(-1)).toBe('run_completed');
   });
 });
 

@@ -11,6 +11,7 @@ import type {
   LorebookRecord,
   PersonaRecord,
 } from '$lib/chat/records';
+import type { RecordRow } from './record-files';
 
 export interface SettingRow {
   key: string;
@@ -40,6 +41,7 @@ export type HearthDatabase = Dexie & {
   lorebooks: EntityTable<LorebookRow, 'id'>;
   chats: EntityTable<ChatRecord, 'id'>;
   chatMessages: Dexie.Table<ChatMessageRow, [string, number]>;
+  records: Dexie.Table<RecordRow, [string, string]>;
 };
 
 /**
@@ -80,5 +82,8 @@ export function openHearthDatabase(name = 'hearth'): HearthDatabase {
   });
   // Version 4: runs of chats are listed per chat.
   db.version(4).stores({ runs: 'id, [target.sessionId+createdAt], [target.chatId+createdAt], status' });
+  // Version 5: the runtime's records (`runs/`, `run/`, `tool-results/` of a workspace), written
+  // in the journal's transactions. Older runs keep theirs in OPFS, where they are still read.
+  db.version(5).stores({ records: '[workspace+path], workspace' });
   return db;
 }

@@ -1,32 +1,39 @@
 import { defaultLevel, type NewRunEvent, type RunEvent } from '$lib/domain/events';
 import { HearthFailure } from '$lib/domain/errors';
-import type { RunId } from '$lib/domain/run';
+import { sha256Hex } from '$lib/domain/hash';
+import type { RunId, RunRecord } from '$lib/domain/run';
 import type { Clock } from '$lib/ports/clock';
-import type { Journal, ReadEventsOptions } from '$lib/ports/journal';
+import type { Journal, JournalWrite, ReadEventsOptions } from '$lib/ports/journal';
 import type { HearthDatabase } from './database';
+import { putRecordFiles } from './record-files';
 
 interface Pending {
   events: RunEvent[];
+  record?: RunRecord;
+  files: { workspace: string; path: string; bytes: Uint8Array }[];
   resolve: (events: RunEvent[]) => void;
   reject: (e: unknown) => void;
 }
 
 /**
- * The journal in IndexedDB. Appends made in the same task are written in one transaction
- * (one transaction per event is far slower). A run is owned by one tab, so the next seq is
- * kept in memory after the first append reads the stored maximum.
+ * The journal in IndexedDB. An append and what it carries (the run record, record files) are
+ * one transaction, and appends made in the same task share it (one transaction per event is
+ * far slower). A run is owned by one tab, so the next seq is kept in memory after the first
+ * append reads the stored maximum.
  */
 export class DexieJournal implements Journal {
   readonly #nextSeq = new Map<string, number>();
   #queue: Pending[] = [];
   #flushScheduled = false;
+  /** Batches are written one after another, so events are durable in seq order. */
+  #flushing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: HearthDatabase,
     private readonly clock: Clock,
   ) {}
 
-  async append(runId: RunId, newEvents: NewRunEvent[]): Promise<RunEvent[]> {
+  async append(runId: RunId, newEvents: NewRunEvent[], write: JournalWrite = {}): Promise<RunEvent[]> {
     if (!this.#nextSeq.has(runId)) {
       const last = await this.db.events.where('[runId+seq]').between([runId, 0], [runId, Infinity]).last();
       if (!this.#nextSeq.has(runId)) this.#nextSeq.set(runId, (last?.seq ?? 0) + 1);
@@ -46,21 +53,40 @@ export class DexieJournal implements Journal {
         payload: e.payload,
       } as RunEvent;
     });
+    const files = (write.files ?? []).map((f) => ({
+      ...f,
+      bytes: typeof f.bytes === 'function' ? f.bytes(events) : f.bytes,
+    }));
     return new Promise((resolve, reject) => {
-      this.#queue.push({ events, resolve, reject });
+      this.#queue.push({ events, record: write.record, files, resolve, reject });
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
-        queueMicrotask(() => void this.#flush());
+        queueMicrotask(() => {
+          const batch = this.#queue;
+          this.#queue = [];
+          this.#flushScheduled = false;
+          this.#flushing = this.#flushing.then(() => this.#flush(batch));
+        });
       }
     });
   }
 
-  async #flush(): Promise<void> {
-    const batch = this.#queue;
-    this.#queue = [];
-    this.#flushScheduled = false;
+  async #flush(batch: Pending[]): Promise<void> {
     try {
-      await this.db.events.bulkAdd(batch.flatMap((p) => p.events));
+      // Hashed before the transaction: it may not wait on anything but the database.
+      const hashed = await Promise.all(
+        batch.flatMap((p) => p.files).map(async (f) => ({ ...f, sha256: await sha256Hex(f.bytes) })),
+      );
+      await this.db.transaction('rw', [this.db.events, this.db.runs, this.db.records], async () => {
+        const records = new Map(batch.flatMap((p) => (p.record ? [[p.record.id, p.record]] : [])));
+        // Issued together: the database pipelines them within the transaction.
+        const [files] = await Promise.all([
+          putRecordFiles(this.db.records, hashed, 'once'),
+          this.db.events.bulkAdd(batch.flatMap((p) => p.events)),
+          records.size > 0 ? this.db.runs.bulkPut([...records.values()]) : undefined,
+        ]);
+        if (!files.ok) throw new Error(files.error.message);
+      });
       for (const p of batch) p.resolve(p.events);
     } catch (e) {
       const failure = new HearthFailure({

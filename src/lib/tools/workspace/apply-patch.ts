@@ -135,7 +135,8 @@ async function applyPatch(input: Input, ctx: ToolContext): Promise<ToolOutcome> 
   }
 
   const next = splice(text, replaceAll ? at : at.slice(0, 1), oldString.length, newString);
-  const written = await ctx.workspace.write(path, new TextEncoder().encode(next), {
+  const content = new TextEncoder().encode(next);
+  const written = await ctx.workspace.write(path, content, {
     kind: 'sha256',
     sha256: oldSha256,
   });
@@ -163,7 +164,7 @@ async function applyPatch(input: Input, ctx: ToolContext): Promise<ToolOutcome> 
     {
       structured: { path, chars, words, oldSha256, sha256, replacements },
       resourceRefs: [path],
-      effects: [{ type: 'file-patched', path, chars, words, oldSha256, sha256, replacements }],
+      effects: [{ type: 'file-patched', path, chars, words, oldSha256, sha256, replacements, content }],
     },
   );
 }

@@ -82,7 +82,7 @@ async function replace(ctx: ToolContext, path: WorkspacePath, content: string, d
   if (!written.ok) return writeError(path, written.error);
 
   ctx.readState.recordReplaceWrite(path, written.value.sha256);
-  return fileWritten(path, 'replace', content, written.value.sha256);
+  return fileWritten(path, 'replace', content, data, written.value.sha256);
 }
 
 async function append(ctx: ToolContext, path: WorkspacePath, data: Uint8Array) {
@@ -92,15 +92,27 @@ async function append(ctx: ToolContext, path: WorkspacePath, data: Uint8Array) {
   // The summary describes the whole file, so read it back; it is text we just appended to.
   const after = await ctx.workspace.read(path);
   if (!after.ok) throw new HearthFailure(after.error);
-  return fileWritten(path, 'append', new TextDecoder().decode(after.value), appended.value.sha256);
+  return fileWritten(
+    path,
+    'append',
+    new TextDecoder().decode(after.value),
+    after.value,
+    appended.value.sha256,
+  );
 }
 
-function fileWritten(path: WorkspacePath, mode: Mode, fileText: string, sha256: string): ToolOutcome {
+function fileWritten(
+  path: WorkspacePath,
+  mode: Mode,
+  fileText: string,
+  content: Uint8Array,
+  sha256: string,
+): ToolOutcome {
   const { chars, words } = textMetrics(fileText);
   return success(`${mode === 'replace' ? 'Wrote' : 'Appended'} ${chars} chars / ${words} words to ${path}.`, {
     structured: { path, mode, chars, words, sha256 },
     resourceRefs: [path],
-    effects: [{ type: 'file-written', path, mode, chars, words, sha256 }],
+    effects: [{ type: 'file-written', path, mode, chars, words, sha256, content }],
   });
 }
 

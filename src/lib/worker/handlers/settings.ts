@@ -42,7 +42,7 @@ async function estimateOf(storage: StorageLike | undefined): Promise<StorageEsti
 export function settingsHandlers(ctx: RuntimeContext): Handlers<SettingsMethods, SettingsStreams> {
   const { settings, runs, journal } = ctx.stores;
   const storage = ctx.options.storage as StorageLike | undefined;
-  const deps = { runs, journal, workspaces: ctx.options.workspaces, clock: systemClock };
+  const deps = { runs, journal, workspaces: ctx.workspaces, clock: systemClock };
 
   const valid = (policy: unknown): RetentionPolicy => {
     const parsed = parseRetentionPolicy(policy);

@@ -75,7 +75,16 @@ describe('a successful patch', () => {
       resourceRefs: ['work/a.md'],
       images: [],
       effects: [
-        { type: 'file-patched', path: 'work/a.md', chars: 13, words: 4, oldSha256, sha256, replacements: 1 },
+        {
+          type: 'file-patched',
+          path: 'work/a.md',
+          chars: 13,
+          words: 4,
+          oldSha256,
+          sha256,
+          replacements: 1,
+          content: new TextEncoder().encode('Hello 世界\nbye\n'),
+        },
       ],
     });
     expect(await get('work/a.md')).toBe('Hello 世界\nbye\n');

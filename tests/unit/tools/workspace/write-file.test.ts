@@ -59,7 +59,15 @@ describe('replace', () => {
       resourceRefs: ['work/notes/a.md'],
       images: [],
       effects: [
-        { type: 'file-written', path: 'work/notes/a.md', mode: 'replace', chars: 9, words: 3, sha256 },
+        {
+          type: 'file-written',
+          path: 'work/notes/a.md',
+          mode: 'replace',
+          chars: 9,
+          words: 3,
+          sha256,
+          content: new TextEncoder().encode('Hello 世界\n'),
+        },
       ],
     });
     expect(await get('work/notes/a.md')).toBe('Hello 世界\n');
