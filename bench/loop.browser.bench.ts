@@ -1,50 +1,18 @@
 import { test } from 'vitest';
-import { openHearthDatabase } from '$lib/adapters/db/database';
-import { DexieJournal } from '$lib/adapters/db/journal';
-import {
-  DexieConnectionStore,
-  DexieRunStore,
-  DexieSessionStore,
-  DexieSettingsStore,
-} from '$lib/adapters/db/stores';
-import { OpfsWorkspaceStore } from '$lib/adapters/opfs/workspace';
-import { DexieProfileStore } from '$lib/adapters/db/profile-store';
-import { randomIds, systemClock } from '$lib/adapters/system/clock';
-import { webLocks } from '$lib/adapters/system/locks';
-import { RunService } from '$lib/runtime/run-service';
-import { SessionService } from '$lib/runtime/sessions';
-import { builtinProvider, toolProviders } from '$lib/runtime/tool-catalog';
-import { workspaceTools } from '$lib/tools/workspace';
-import { instantModel, measureBareModel, measureRounds, median } from './loop';
+import { loopResult, splitResult, type RoundTimes } from './loop';
 
 const ROUNDS = 200;
 
-test('runtime overhead per loop round (Chromium, IndexedDB, OPFS)', async () => {
-  const db = openHearthDatabase(`hearth-bench-${Date.now()}`);
-  const runs = new DexieRunStore(db);
-  const journal = new DexieJournal(db, systemClock);
-  const locks = webLocks(navigator.locks);
-  const service = new SessionService({
-    sessions: new DexieSessionStore(db),
-    runs,
-    journal,
-    connections: new DexieConnectionStore(db),
-    settings: new DexieSettingsStore(db),
-    workspaces: new OpfsWorkspaceStore(),
-    locks,
-    gatewayFor: () => instantModel(ROUNDS),
-    providers: toolProviders([builtinProvider(workspaceTools)]),
-    clock: systemClock,
-    ids: randomIds,
-    profiles: new DexieProfileStore(db),
-    sleep: async () => {},
-    service: new RunService({ runs, journal, locks, clock: systemClock, ids: randomIds }),
+test('runtime overhead per loop round (Chromium, in a worker, IndexedDB, OPFS)', async () => {
+  // Where the runtime runs in the app: a dedicated worker (bench/loop.worker.ts).
+  const worker = new Worker(new URL('./loop.worker.ts', import.meta.url), { type: 'module' });
+  type Out = { times: RoundTimes; writes: number[]; bare: number[]; storageMs: number };
+  const out = await new Promise<Out>((resolve, reject) => {
+    worker.onmessage = (e: MessageEvent<Out>) => resolve(e.data);
+    worker.onerror = (e) => reject(new Error(e.message));
+    worker.postMessage({ rounds: ROUNDS });
   });
-  const perRound = await measureRounds(service, ROUNDS);
-  const bare = await measureBareModel(ROUNDS);
-  console.log(
-    `RESULT loop-chromium rounds=${ROUNDS} median_ms_per_round=${median(perRound).toFixed(3)} ` +
-      `baseline_bare_model_median_ms=${median(bare).toFixed(4)}`,
-  );
-  db.close();
+  worker.terminate();
+  console.log(loopResult('loop-chromium-worker', ROUNDS, out.times, out.writes, out.bare));
+  console.log(splitResult('loop-chromium-worker', out.times, out.storageMs));
 }, 120_000);
