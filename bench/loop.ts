@@ -60,8 +60,10 @@ export const median = (xs: number[]): number => {
 export interface RoundTimes {
   round: number[];
   overhead: number[];
-  /** `workspace_write_file` as the run viewer times it: call started to call completed. */
+  /** `workspace_write_file` as the run viewer shows it: the call's `elapsedMs`. */
   call: number[];
+  /** The same call from `tool_call_started` to `tool_call_completed` reaching the page. */
+  callSeen: number[];
 }
 
 /** Runs one Session run of `rounds` rounds (tool executions timed in `writes`). */
@@ -74,20 +76,24 @@ export async function measureRounds(
   const starts: number[] = [];
   const callStarts: number[] = [];
   const call: number[] = [];
+  const callSeen: number[] = [];
   let end = 0;
   for await (const u of service.send(session.id, 'bench')) {
     if (u.type !== 'event') continue;
     const now = performance.now();
     if (u.event.type === 'model_request_created') starts.push(now);
     if (u.event.type === 'tool_call_started') callStarts.push(now);
-    if (u.event.type === 'tool_call_completed') call.push(now - callStarts.at(-1)!);
+    if (u.event.type === 'tool_call_completed') {
+      call.push(u.event.payload.elapsedMs);
+      callSeen.push(now - callStarts.at(-1)!);
+    }
     if (u.event.type === 'run_completed') end = now;
   }
   if (starts.length !== rounds) throw new Error(`expected ${rounds} rounds, saw ${starts.length}`);
   const round = starts.map((t, i) => (starts[i + 1] ?? end) - t);
   // The last round answers without a call.
   const overhead = round.map((r, i) => r - (writes[i] ?? 0));
-  return { round, overhead, call };
+  return { round, overhead, call, callSeen };
 }
 
 /** The baseline: the same model consumed directly, with no runtime around it. */
@@ -115,7 +121,8 @@ export function loopResult(
     `RESULT ${label} rounds=${rounds} median_ms_per_round=${median(times.round).toFixed(3)} ` +
     `runtime_overhead_median_ms=${median(times.overhead).toFixed(3)} ` +
     `write_file_execute_median_ms=${median(writes).toFixed(3)} ` +
-    `write_file_call_median_ms=${median(times.call).toFixed(3)} ` +
+    `write_file_call_elapsed_median_ms=${median(times.call).toFixed(3)} ` +
+    `write_file_call_started_to_completed_median_ms=${median(times.callSeen).toFixed(3)} ` +
     `baseline_bare_model_median_ms=${median(bare).toFixed(4)}`
   );
 }

@@ -1,5 +1,6 @@
 import type { NewRunEvent, RunEvent } from '$lib/domain/events';
 import type { RunId, RunRecord } from '$lib/domain/run';
+import type { SessionMessage } from '$lib/domain/session';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
 
 export interface ReadEventsOptions {
@@ -25,6 +26,8 @@ export interface JournalWrite {
     path: WorkspacePath;
     bytes: Uint8Array | ((events: readonly RunEvent[]) => Uint8Array);
   }[];
+  /** A Session's messages the step adds to its history (stored by `[sessionId+index]`, replacing). */
+  messages?: SessionMessage[];
 }
 
 /**

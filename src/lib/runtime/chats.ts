@@ -127,10 +127,7 @@ interface Place {
 }
 
 const RUN_INPUT = 'run/input/chat_run.json';
-const TRANSCRIPT = {
-  path: path('run/transcript.jsonl'),
-  partialPath: path('run/transcript.partial.json'),
-};
+const TRANSCRIPT = 'run/transcript';
 
 /**
  * Chats with characters (spec §1.3): SillyTavern-shaped messages with swipes, and what makes a

@@ -19,7 +19,7 @@ import { guidanceMessage, type GuidanceMailbox } from './guidance';
 import type { Invocation } from './invocation';
 import { callWithRetry, type ModelToolCall, type ModelTurn, type RetryPolicy } from './model-turn';
 import { assistantMessage, buildRequest } from './request';
-import type { RunLog } from './run-recorder';
+import type { RunLog, RunStep } from './run-recorder';
 import { shellBuiltins } from './shell-builtins';
 import type { ToolProviders } from './tool-catalog';
 import { dispatchToolCall } from './tool-dispatch';
@@ -151,17 +151,17 @@ export async function runInvocation(
       if (outcome.kind !== 'completed') {
         const cut = outcome.partial;
         if (cut.text.trim() || cut.reasoning.trim()) {
-          await transcript.append(assistantMessage(cut, false), { interrupted: true });
+          await log.step((s) => transcript.add(s, assistantMessage(cut, false), { interrupted: true }));
         }
         return outcome.kind === 'cancelled'
           ? { kind: 'cancelled' }
           : { kind: 'failed', error: outcome.error };
       }
       const turn = outcome.turn;
-      const responsePath = await storeResponse(turn, round);
-      await transcript.append(assistantMessage(turn, true));
+      const { path: responsePath, record: response } = storedResponse(turn, round);
 
       if (turn.toolCalls.length === 0) {
+        await log.step(response);
         if (scenario.textOnlyTurn === 'answer') {
           // Guidance that arrived while the answer streamed gets another round instead of being lost.
           if (scenario.guidance && scenario.guidance.pending > 0) continue;
@@ -172,7 +172,8 @@ export async function runInvocation(
         continue;
       }
 
-      const ended = await runCalls(turn.toolCalls, round);
+      // Stored with the first call's opening: nothing acts on the response before both are durable.
+      const ended = await runCalls(turn.toolCalls, round, response);
       if (ended) return ended;
     }
   } catch (e) {
@@ -184,15 +185,22 @@ export async function runInvocation(
    * A turn's calls in the order the model gave them, through the one dispatch path; their control
    * effects through the turn's one handler. Ends the invocation after a completion effect.
    */
-  async function runCalls(calls: readonly ModelToolCall[], round: number): Promise<InvocationEnd | null> {
+  async function runCalls(
+    calls: readonly ModelToolCall[],
+    round: number,
+    response?: (step: RunStep) => void,
+  ): Promise<InvocationEnd | null> {
     const control = new TurnControl(
       { ...deps.control, log, invocation, workspace, checkpoint, newCommitId: () => deps.newId('commit') },
       round,
       calls.length,
     );
     for (const [i, call] of calls.entries()) {
-      if (signal.aborted) return { kind: 'cancelled' };
-      const result = await dispatchToolCall(call, round, {
+      if (signal.aborted) {
+        if (i === 0 && response) await log.step(response);
+        return { kind: 'cancelled' };
+      }
+      await dispatchToolCall(call, round, {
         invocation,
         log,
         providers: deps.providers,
@@ -205,17 +213,20 @@ export async function runInvocation(
         newApprovalId: () => deps.newId('approval'),
         alwaysAllow: deps.alwaysAllow,
         control: (effects, out) => control.apply(effects, out, i),
+        opening: i === 0 ? response : undefined,
         inlineCharLimit: deps.inlineCharLimit,
+        addResult: (step, result) => {
+          const part: ContentPart = {
+            type: 'tool-result',
+            callId: result.callId,
+            name: call.name,
+            content: result.content,
+            isError: result.isError,
+            images: result.images,
+          };
+          transcript.add(step, { role: 'tool', parts: [part] });
+        },
       });
-      const part: ContentPart = {
-        type: 'tool-result',
-        callId: result.callId,
-        name: call.name,
-        content: result.content,
-        isError: result.isError,
-        images: result.images,
-      };
-      await transcript.append({ role: 'tool', parts: [part] });
     }
     if (!control.completed) return null;
     await log.emit({
@@ -230,29 +241,36 @@ export async function runInvocation(
     const items = scenario.guidance?.take() ?? [];
     if (items.length === 0) return;
     const text = guidanceMessage(items);
-    const messageIndex = await transcript.append(
-      { role: 'user', parts: [{ type: 'text', text }] },
-      { guidance: true },
-    );
-    await log.emit({
-      type: 'user_guidance_applied',
-      payload: {
-        guidanceIds: items.map((i) => i.guidanceId),
-        count: items.length,
-        ...textMetrics(items.map((i) => i.text).join('\n')),
-        preview: items.at(-1)!.preview,
-        round,
-        invocationId: invocation.id,
-        messageIndex,
-      },
+    await log.step((s) => {
+      const messageIndex = transcript.add(
+        s,
+        { role: 'user', parts: [{ type: 'text', text }] },
+        { guidance: true },
+      );
+      s.emit({
+        type: 'user_guidance_applied',
+        payload: {
+          guidanceIds: items.map((i) => i.guidanceId),
+          count: items.length,
+          ...textMetrics(items.map((i) => i.text).join('\n')),
+          preview: items.at(-1)!.preview,
+          round,
+          invocationId: invocation.id,
+          messageIndex,
+        },
+      });
     });
   }
 
-  /** The full response, stored before anything acts on it (runtime.md §1.5 step 4), with its usage. */
-  async function storeResponse(turn: ModelTurn, round: number): Promise<WorkspacePath> {
+  /**
+   * The full response (runtime.md §1.5 step 4) as a step's records: its stored copy, its events,
+   * its usage and the assistant message it adds to the conversation. The caller writes them before
+   * anything acts on the response.
+   */
+  function storedResponse(turn: ModelTurn, round: number) {
     const path = audit.modelResponse(round);
     const m = textMetrics(turn.text);
-    await log.step((s) => {
+    const record = (s: RunStep) => {
       s.keep(path, { round, invocationId: invocation.id, response: turn });
       s.emit(
         {
@@ -282,8 +300,9 @@ export async function runInvocation(
         },
       );
       s.update({ usage: addUsage(log.run.usage, turn.usage) });
-    });
-    return path;
+      transcript.add(s, assistantMessage(turn, true));
+    };
+    return { path, record };
   }
 
   /** Protocol drift (runtime.md §1.8, D4): keep the text, remind the model, at most 20 times. */
@@ -307,21 +326,23 @@ export async function runInvocation(
       ? await captureDirectOutput(turn.text, round, responsePath, checkpoint)
       : null;
     const bodyPath = deps.control.messageBodyPath;
-    await transcript.append({
-      role: 'user',
-      parts: [{ type: 'text', text: driftReminder(drift, commits, saved, bodyPath) }],
-    });
-    await log.emit({
-      type: 'drift_recovery_attempted',
-      level: 'warn',
-      payload: {
-        attempt: drift,
-        maxAttempts: MAX_DRIFT_ATTEMPTS,
-        round,
-        invocationId: invocation.id,
-        committedCount: commits,
-        reasonCode: 'model.tool_call_required',
-      },
+    await log.step((s) => {
+      transcript.add(s, {
+        role: 'user',
+        parts: [{ type: 'text', text: driftReminder(drift, commits, saved, bodyPath) }],
+      });
+      s.emit({
+        type: 'drift_recovery_attempted',
+        level: 'warn',
+        payload: {
+          attempt: drift,
+          maxAttempts: MAX_DRIFT_ATTEMPTS,
+          round,
+          invocationId: invocation.id,
+          committedCount: commits,
+          reasonCode: 'model.tool_call_required',
+        },
+      });
     });
     return null;
   }

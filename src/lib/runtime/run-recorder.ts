@@ -1,6 +1,7 @@
 import type { NewRunEvent, RunEvent } from '$lib/domain/events';
 import type { InvocationId, RunRecord, RunStatus } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
+import type { SessionMessage } from '$lib/domain/session';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
 import { isRecordPath } from '$lib/domain/workspace-roots';
 import type { Clock } from '$lib/ports/clock';
@@ -23,6 +24,10 @@ export interface RunStep {
    * the seq each of the step's events was stored under.
    */
   keep(path: WorkspacePath, value: unknown | ((seqOf: (event: StepEvent) => number) => unknown)): void;
+  /** A message the step adds to the Session's history. */
+  message(message: SessionMessage): void;
+  /** A live update to publish once the step is durable, after its events. */
+  publish(update: RunUpdate): void;
 }
 
 /** What code working on a run writes to: its journal, its record and its live feed. */
@@ -71,6 +76,8 @@ export class RunRecorder implements RunLog {
   async step(build: (step: RunStep) => void): Promise<RunEvent[]> {
     const events: NewRunEvent[] = [];
     const files: NonNullable<JournalWrite['files']> = [];
+    const messages: SessionMessage[] = [];
+    const after: RunUpdate[] = [];
     let next = this.#run;
     build({
       emit: (...e) => e.map((event) => (events.push(event) - 1) as StepEvent),
@@ -96,17 +103,23 @@ export class RunRecorder implements RunLog {
               : encode(value),
         });
       },
+      message: (m) => void messages.push(m),
+      publish: (u) => void after.push(u),
     });
     const changed = next !== this.#run;
-    if (!changed && events.length === 0 && files.length === 0) return [];
+    if (!changed && events.length === 0 && files.length === 0 && messages.length === 0) {
+      for (const u of after) this.deps.publish(u);
+      return [];
+    }
     const record = changed ? { ...next, updatedAt: this.deps.clock.now() } : undefined;
-    const stored = await this.deps.journal.append(this.#run.id, events, { record, files });
+    const stored = await this.deps.journal.append(this.#run.id, events, { record, files, messages });
     // The record first: a run's terminal event ends its watchers' streams.
     if (record) {
       this.#run = record;
       this.deps.publish({ type: 'run', run: record });
     }
     for (const event of stored) this.deps.publish({ type: 'event', event });
+    for (const u of after) this.deps.publish(u);
     return stored;
   }
 
@@ -148,6 +161,8 @@ export class RunRecorder implements RunLog {
             status: foreground ? (status, reason) => s.status(status, reason) : () => {},
             update: (patch) => s.update(patch),
             keep: (path, value) => s.keep(path, value),
+            message: (m) => s.message(m),
+            publish: (u) => s.publish(u),
           }),
         ),
       emit: (...events) => this.emit(...stamp(events)),

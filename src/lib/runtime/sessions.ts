@@ -35,7 +35,7 @@ import { connectionFor, connectionOfRun } from './model-binding';
 import { collectModelTurn } from './model-turn';
 import { alwaysAllowIn } from './profile-approvals';
 import { unstartedCalls } from './resume';
-import type { RunLog } from './run-recorder';
+import type { RunLog, RunStep } from './run-recorder';
 import type { PreparedRun, RunInbox, RunPlan, RunService } from './run-service';
 import { sessionSystemPrompt } from './session-prompt';
 import { prepareBindings, type ToolPolicy } from './tool-bindings';
@@ -421,15 +421,16 @@ class SessionTranscript implements Transcript {
     return this.#context.map(({ role, parts }) => ({ role, parts }));
   }
 
-  async append(
+  add(
+    step: RunStep,
     message: ModelMessage,
     flags: MessageFlags & { summaryOf?: SessionMessage['summaryOf'] } = {},
-  ) {
+  ): number {
     const stored = this.#stored(message, flags);
     this.#nextIndex++;
-    await this.store.putMessages([stored]);
     this.#context.push(stored);
-    this.log.publish({ type: 'message', message: stored });
+    step.message(stored);
+    step.publish({ type: 'message', message: stored });
     return stored.index;
   }
 
@@ -482,24 +483,27 @@ class SessionTranscript implements Transcript {
     const from = plan.summarize[0]!.summaryOf?.from ?? plan.summarize[0]!.index;
     const to = plan.summarize.at(-1)!.index;
     const text = `Summary of the earlier conversation (messages ${from + 1}–${to + 1}, kept in full in the session history):\n\n${outcome.turn.text.trim()}`;
-    const index = await this.append(
-      { role: 'user', parts: [{ type: 'text', text }] },
-      { summaryOf: { from, to } },
-    );
-    this.#context = [this.#context.at(-1)!, ...plan.keep];
-    await this.log.emit({
-      type: 'session_compacted',
-      payload: {
-        round,
-        fromIndex: from,
-        toIndex: to,
-        summaryMessageIndex: index,
-        summarizedMessages: plan.summarize.length,
-        tokensBefore: before,
-        tokensAfter: requestTokens(system, this.messages(), input.snapshot.specs),
-        summaryChars: outcome.turn.text.length,
-      },
+    await this.log.step((s) => {
+      const index = this.add(
+        s,
+        { role: 'user', parts: [{ type: 'text', text }] },
+        { summaryOf: { from, to } },
+      );
+      this.#context = [this.#context.at(-1)!, ...plan.keep];
+      s.emit({
+        type: 'session_compacted',
+        payload: {
+          round,
+          fromIndex: from,
+          toIndex: to,
+          summaryMessageIndex: index,
+          summarizedMessages: plan.summarize.length,
+          tokensBefore: before,
+          tokensAfter: requestTokens(system, this.messages(), input.snapshot.specs),
+          summaryChars: outcome.turn.text.length,
+        },
+      });
+      s.update({ usage: addUsage(this.log.run.usage, outcome.turn.usage) });
     });
-    await this.log.update({ usage: addUsage(this.log.run.usage, outcome.turn.usage) });
   }
 }

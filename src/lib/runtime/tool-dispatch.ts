@@ -45,6 +45,10 @@ export interface DispatchDeps {
   control: (effects: ControlEffect[], outcome: ToolOutcome) => Promise<ToolOutcome>;
   /** The profile's `tools.externalResultInlineCharLimit`. */
   inlineCharLimit?: number;
+  /** Records of the turn that go with this call's first step (the response, for its first call). */
+  opening?: (step: RunStep) => void;
+  /** Adds the result the model reads to the conversation, in the step that records the call's end. */
+  addResult: (step: RunStep, result: AgentToolResult) => void;
 }
 
 /**
@@ -84,14 +88,15 @@ type CallIds = {
  * One call, start to finish (tools.md §7.1): audit the raw arguments, pass the gate, normalize
  * arguments once (ToolArguments), let the tool's provider check them, ask the person when the
  * tool is set to Ask, execute through the provider, journal file effects (with their
- * checkpoints), hand control effects to the run, store and journal the result. Recoverable
+ * checkpoints), hand control effects to the run, store and journal the result, and add it to the
+ * conversation with the call's last step. Recoverable
  * problems become error results the model reads; system failures are journaled and thrown.
  */
 export async function dispatchToolCall(
   call: ModelToolCall,
   round: number,
   deps: DispatchDeps,
-): Promise<AgentToolResult> {
+): Promise<void> {
   const { log, invocation } = deps;
   const { snapshot, audit } = invocation;
   const stem = await callStem(call.callId);
@@ -112,6 +117,7 @@ export async function dispatchToolCall(
 
   const argsPath = audit.toolArgs(round, stem);
   const steps = new CallSteps(log);
+  if (deps.opening) steps.later(deps.opening);
   steps.later((s) => {
     s.keep(argsPath, {
       ...ids,
@@ -125,12 +131,13 @@ export async function dispatchToolCall(
   });
   if (decision.kind === 'fail') throw await failSystem(steps, ids, decision.error);
 
-  const started = deps.clock.now();
+  // From the call's start: a wait for approval is not the tool's time.
+  const timing = { started: deps.clock.now() };
   let outcome: ToolOutcome;
   if (decision.kind === 'reject') outcome = failure(decision.code, decision.message);
   else if (args.kind === 'invalid')
     outcome = failure('tool.invalid_arguments', invalidArgumentsMessage(args.raw));
-  else outcome = await execute(decision.binding, args.value, argsPath, deps, ids, steps);
+  else outcome = await execute(decision.binding, args.value, argsPath, deps, ids, steps, timing);
 
   const result: AgentToolResult = {
     callId: call.callId,
@@ -160,7 +167,7 @@ export async function dispatchToolCall(
     : external
       ? `External tool returned an error; full result: ${resultPath}`
       : result.content;
-  await steps.step((s) =>
+  await steps.step((s) => {
     s.emit({
       type: result.isError ? 'tool_call_failed' : 'tool_call_completed',
       payload: {
@@ -168,12 +175,12 @@ export async function dispatchToolCall(
         isError: result.isError,
         errorCode: result.errorCode ?? null,
         message,
-        elapsedMs: deps.clock.now() - started,
+        elapsedMs: deps.clock.now() - timing.started,
         resourceRefs: projected.resourceRefs,
       },
-    }),
-  );
-  return projected;
+    });
+    deps.addResult(s, projected);
+  });
 }
 
 /** MCP and extension results over the inline limit reach the model as a preview (tools.md §10). */
@@ -217,6 +224,7 @@ async function execute(
   deps: DispatchDeps,
   ids: CallIds,
   steps: CallSteps,
+  timing: { started: number },
 ): Promise<ToolOutcome> {
   const { tool } = binding;
   const provider = deps.providers.get(tool.source);
@@ -233,6 +241,7 @@ async function execute(
     s.emit({ type: 'tool_call_started', payload: { ...ids, toolId: tool.toolId, name: tool.nativeName } });
     s.status('dispatching_tool');
   });
+  timing.started = deps.clock.now();
   let outcome: ToolOutcome;
   try {
     outcome = await provider.execute(tool, checked.input, deps.context);

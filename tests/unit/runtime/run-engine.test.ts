@@ -178,11 +178,11 @@ describe('one engine: the exact journals', () => {
 });
 
 describe('a round costs few transactions', () => {
-  it('a round that writes a file is four journal writes, each with the records its events point at', async () => {
+  it('a round that writes a file is three journal writes, each with the records and messages it adds', async () => {
     const model = scriptedGateway([writeA, { text: 'done' }]);
     const h = runtimeHarness(model.gateway);
     await h.ready;
-    const appends: { types: string[]; files: string[]; record: boolean }[] = [];
+    const appends: { types: string[]; files: string[]; messages: string[]; record: boolean }[] = [];
     const journal: Journal = {
       ...h.deps.journal,
       read: (...a) => h.deps.journal.read(...a),
@@ -192,6 +192,7 @@ describe('a round costs few transactions', () => {
         appends.push({
           types: events.map((e) => (e.type === 'status_changed' ? `status:${e.payload.status}` : e.type)),
           files: (write?.files ?? []).map((f) => f.path.replaceAll(runId, 'RUN').replace(/call_\w+/, 'call')),
+          messages: (write?.messages ?? []).map((m) => m.role),
           record: write?.record !== undefined,
         });
         return h.deps.journal.append(runId, events, write);
@@ -205,15 +206,18 @@ describe('a round costs few transactions', () => {
       appends.findIndex((a) => a.types.includes('tool_call_completed')) + 1,
     );
     expect(round).toEqual([
-      { types: ['status:calling_model', 'model_request_created'], files: [], record: true },
+      { types: ['status:calling_model', 'model_request_created'], files: [], messages: [], record: true },
       {
-        types: ['model_response_stored', 'model_completed'],
-        files: ['runs/RUN/model-responses/round-001.json'],
-        record: true,
-      },
-      {
-        types: ['tool_call_requested', 'tool_call_started', 'status:dispatching_tool'],
-        files: ['runs/RUN/tool-args/round-001-call.json'],
+        // Nothing acts on the response before it, its message and the call's opening are durable.
+        types: [
+          'model_response_stored',
+          'model_completed',
+          'tool_call_requested',
+          'tool_call_started',
+          'status:dispatching_tool',
+        ],
+        files: ['runs/RUN/model-responses/round-001.json', 'runs/RUN/tool-args/round-001-call.json'],
+        messages: ['assistant'],
         record: true,
       },
       {
@@ -229,6 +233,7 @@ describe('a round costs few transactions', () => {
           'runs/RUN/checkpoints/cp_000001/files/work/a.md',
           'tool-results/RUN/round-001-call.json',
         ],
+        messages: ['tool'],
         record: true,
       },
     ]);
@@ -243,6 +248,18 @@ describe('a round costs few transactions', () => {
 
 describe('a call that asks first (D20)', () => {
   const ASKED = ['tool_call_requested', 'status:awaiting_approval', 'tool_call_awaiting_approval'];
+
+  it("the call's elapsed time starts when it runs: the wait for the person is not the tool's", async () => {
+    const { h, session } = await askingSession([writeA, { text: 'done' }]);
+    let now = 1_000;
+    const tab = openTab({ ...h.deps, clock: { now: () => now } });
+    const updates = await answering(tab.service.send(session.id, 'go'), (runId, id) => {
+      now += 600_000; // ten minutes to decide
+      return tab.runService.decide(runId, id, 'approve');
+    });
+    const completed = eventsOf(updates).find((e) => e.type === 'tool_call_completed');
+    expect(completed?.type === 'tool_call_completed' && completed.payload.elapsedMs).toBe(0);
+  });
 
   it('waits for the person; Approve runs it', async () => {
     const { h, session, model } = await askingSession([writeA, { text: 'done' }]);

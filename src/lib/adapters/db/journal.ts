@@ -2,6 +2,7 @@ import { defaultLevel, type NewRunEvent, type RunEvent } from '$lib/domain/event
 import { HearthFailure } from '$lib/domain/errors';
 import { sha256Hex } from '$lib/domain/hash';
 import type { RunId, RunRecord } from '$lib/domain/run';
+import type { SessionMessage } from '$lib/domain/session';
 import type { Clock } from '$lib/ports/clock';
 import type { Journal, JournalWrite, ReadEventsOptions } from '$lib/ports/journal';
 import type { HearthDatabase } from './database';
@@ -11,6 +12,7 @@ interface Pending {
   events: RunEvent[];
   record?: RunRecord;
   files: { workspace: string; path: string; bytes: Uint8Array }[];
+  messages: SessionMessage[];
   resolve: (events: RunEvent[]) => void;
   reject: (e: unknown) => void;
 }
@@ -58,7 +60,14 @@ export class DexieJournal implements Journal {
       bytes: typeof f.bytes === 'function' ? f.bytes(events) : f.bytes,
     }));
     return new Promise((resolve, reject) => {
-      this.#queue.push({ events, record: write.record, files, resolve, reject });
+      this.#queue.push({
+        events,
+        record: write.record,
+        files,
+        messages: write.messages ?? [],
+        resolve,
+        reject,
+      });
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         queueMicrotask(() => {
@@ -77,13 +86,16 @@ export class DexieJournal implements Journal {
       const hashed = await Promise.all(
         batch.flatMap((p) => p.files).map(async (f) => ({ ...f, sha256: await sha256Hex(f.bytes) })),
       );
-      await this.db.transaction('rw', [this.db.events, this.db.runs, this.db.records], async () => {
+      const tables = [this.db.events, this.db.runs, this.db.records, this.db.sessionMessages];
+      await this.db.transaction('rw', tables, async () => {
         const records = new Map(batch.flatMap((p) => (p.record ? [[p.record.id, p.record]] : [])));
+        const messages = batch.flatMap((p) => p.messages);
         // Issued together: the database pipelines them within the transaction.
         const [files] = await Promise.all([
           putRecordFiles(this.db.records, hashed, 'once'),
           this.db.events.bulkAdd(batch.flatMap((p) => p.events)),
           records.size > 0 ? this.db.runs.bulkPut([...records.values()]) : undefined,
+          messages.length > 0 ? this.db.sessionMessages.bulkPut(messages) : undefined,
         ]);
         if (!files.ok) throw new Error(files.error.message);
       });
