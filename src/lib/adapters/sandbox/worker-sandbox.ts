@@ -16,6 +16,8 @@ import type { SandboxProcess, SandboxSpawner } from './sandbox-host';
 const MAX_WORKERS = 2;
 /** An engine's first load in a worker (Python: download and start) does not count against a call. */
 const ENGINE_LOAD_MS = 120_000;
+/** Starting a worker and checking its isolation; past this the host or the page is not answering. */
+const BOOT_MS = 30_000;
 /** A worker nobody used for this long ends (the Shell panel keeps one warm between commands). */
 const IDLE_MS = 5 * 60_000;
 
@@ -103,7 +105,9 @@ export class WorkerSandbox implements Sandbox {
         await this.#room(slot);
         slot.worker = this.#boot();
       }
-      const worker = await slot.worker;
+      // Stop while the worker starts ends the call at once; the worker keeps starting for the next.
+      const worker = await Promise.race([slot.worker, whenAborted(options.signal)]);
+      if (worker === null) return cancelled;
       if ('unprotected' in worker) {
         slot.worker = null;
         return { outcome: { kind: 'failed', message: unprotectedMessage(worker.unprotected) }, changes: [] };
@@ -157,21 +161,43 @@ export class WorkerSandbox implements Sandbox {
   }
 
   async #boot(): Promise<Booted | { unprotected: string }> {
-    const [process, bundle] = await Promise.all([this.#host.spawn(), this.#engines.bundle()]);
-    const booted: Booted = { process, delivered: new Set(), call: null };
-    return new Promise((resolve, reject) => {
-      void process.crashed.then((reason) => reject(new Error(reason)));
-      process.port.onmessage = ({ data }: MessageEvent) => {
-        const message = readFromSandbox(data);
-        if (message?.type === 'ready') resolve(booted);
-        else if (message?.type === 'unprotected') {
-          process.terminate();
-          resolve({ unprotected: message.reason });
-        } else if (message?.type === 'need') void this.#deliver(booted, message.engine);
-        else if (message) booted.call?.receive(message);
-      };
-      process.port.postMessage({ type: 'boot', bundle } satisfies ToSandbox);
+    const waiting = new Set(['the sandbox host did not start a worker', "the sandbox's code did not arrive"]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      const why = () => [...waiting].join(', and ');
+      timer = setTimeout(() => reject(new Error(`${why()} within ${BOOT_MS / 1000} s`)), BOOT_MS);
     });
+    const step = <T>(p: Promise<T>, what: string) => p.then((v) => (waiting.delete(what), v));
+    try {
+      const [process, bundle] = await Promise.race([
+        Promise.all([
+          step(this.#host.spawn(), 'the sandbox host did not start a worker'),
+          step(this.#engines.bundle(), "the sandbox's code did not arrive"),
+        ]),
+        late,
+      ]);
+      waiting.add('the sandbox worker did not answer');
+      const booted: Booted = { process, delivered: new Set(), call: null };
+      const ready = new Promise<Booted | { unprotected: string }>((resolve, reject) => {
+        void process.crashed.then((reason) => reject(new Error(reason)));
+        process.port.onmessage = ({ data }: MessageEvent) => {
+          const message = readFromSandbox(data);
+          if (message?.type === 'ready') resolve(booted);
+          else if (message?.type === 'unprotected') {
+            process.terminate();
+            resolve({ unprotected: message.reason });
+          } else if (message?.type === 'need') void this.#deliver(booted, message.engine);
+          else if (message) booted.call?.receive(message);
+        };
+        process.port.postMessage({ type: 'boot', bundle } satisfies ToSandbox);
+      });
+      return await Promise.race([ready, late]).catch((e: unknown) => {
+        process.terminate();
+        throw e;
+      });
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async #deliver(worker: Booted, engine: EngineName): Promise<void> {
@@ -272,3 +298,6 @@ const PYTHON_STARTING: EngineProgress = { engine: 'python', loadedBytes: 0, tota
 const unprotectedMessage = (reason: string) =>
   `The shell cannot run in this browser: its sandbox is not isolated (${reason}). ` +
   'Use a current Chromium, Firefox or Safari, opened over HTTPS or from localhost.';
+
+const whenAborted = (signal: AbortSignal): Promise<null> =>
+  new Promise((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true }));
