@@ -20,6 +20,12 @@ async function askBeforeShell(page: Page): Promise<void> {
 
 const card = (page: Page) => page.getByRole('region', { name: 'Approval needed' });
 
+/** The card shows the call's arguments in full, in the box where the person may edit them. */
+async function expectArguments(page: Page, text: string): Promise<void> {
+  const escaped = text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  await expect(card(page).getByRole('textbox', { name: 'Arguments' })).toHaveValue(new RegExp(escaped));
+}
+
 /** The tool result the model received for call `id`, from the scripted server's requests. */
 function toolResult(llm: ScriptedLlmServer, id: string): string | undefined {
   for (const r of llm.requests) {
@@ -47,25 +53,31 @@ test('a tool set to Ask waits for the person: deny, approve, always allow; the r
 
   // The first call waits: its full arguments are on the card, focus is on Approve, nothing ran.
   await expect(card(page)).toContainText('workspace_shell');
-  await expect(card(page).getByLabel('Arguments')).toContainText('echo one > /work/one.txt');
+  await expectArguments(page, 'echo one > /work/one.txt');
   await expect(card(page).getByRole('button', { name: 'Approve' })).toBeFocused();
   await expect(page.getByText('Waiting for your approval')).toBeVisible();
   await card(page).getByRole('button', { name: 'Deny' }).click();
 
-  await expect(card(page).getByLabel('Arguments')).toContainText('echo two');
+  await expectArguments(page, 'echo two');
   expect(toolResult(llm, 's1')).toContain('The person declined this call of `workspace_shell`');
   // Keyboard: Enter on the focused Approve button decides.
   await expect(card(page).getByRole('button', { name: 'Approve' })).toBeFocused();
   await page.keyboard.press('Enter');
 
-  await expect(card(page).getByLabel('Arguments')).toContainText('echo three');
+  await expectArguments(page, 'echo three');
   expect(toolResult(llm, 's2')).toBe('Exit code: 0\ntwo');
+  // The person edits the command before allowing it: the edit is what runs.
+  const args = card(page).getByRole('textbox', { name: 'Arguments' });
+  await args.fill('{ "command": "echo not json');
+  await expect(card(page).getByRole('alert')).toContainText('Not valid JSON');
+  await expect(card(page).getByRole('button', { name: 'Always allow' })).toBeDisabled();
+  await args.fill('{ "command": "echo edited" }');
   await card(page).getByRole('button', { name: 'Always allow' }).click();
 
   // After Always allow the next call runs without asking.
   await expectReply(page, 'All done.');
   await expect(card(page)).toHaveCount(0);
-  expect(toolResult(llm, 's3')).toBe('Exit code: 0\nthree');
+  expect(toolResult(llm, 's3')).toBe('Exit code: 0\nedited');
   expect(toolResult(llm, 's4')).toBe('Exit code: 0\nfour');
   // The denied command never ran.
   await expect(workspaceOf(page)).toBeVisible();
@@ -91,7 +103,7 @@ test.describe('on a phone', () => {
     await askBeforeShell(page);
     await startSession(page, 'run one command');
 
-    await expect(card(page).getByLabel('Arguments')).toContainText('a-rather-long-argument-');
+    await expectArguments(page, 'a-rather-long-argument-');
     const width = await page.evaluate(() => document.documentElement.clientWidth);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
     for (const name of ['Approve', 'Deny', 'Always allow']) {
@@ -155,11 +167,11 @@ test('in a chat answered by a chosen profile, a second tab following the reply a
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill('Is the lamp ready?');
   await box.press('Enter');
-  await expect(card(page).getByLabel('Arguments')).toContainText('*Brindle trims the wick.*');
+  await expectArguments(page, '*Brindle trims the wick.*');
 
   const other = await context.newPage();
   await other.goto(page.url());
-  await expect(card(other).getByLabel('Arguments')).toContainText('*Brindle trims the wick.*');
+  await expectArguments(other, '*Brindle trims the wick.*');
   await card(other).getByRole('button', { name: 'Approve' }).click();
 
   for (const tab of [page, other]) {

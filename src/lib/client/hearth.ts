@@ -1,3 +1,4 @@
+import type { JsonObject } from '$lib/domain/json';
 import type { ConnectionDraft } from '$lib/domain/connection';
 import type { PrunedLevel, RetentionPolicy } from '$lib/domain/retention';
 import type { RunId } from '$lib/domain/run';
@@ -79,8 +80,8 @@ export class HearthClient {
     guide: (runId: RunId, text: string) => this.#rpc.call('runs.guide', { runId, text }),
     cancel: (runId: RunId) => this.#rpc.call('runs.cancel', { runId }),
     /** Answers a call waiting for approval; any tab following the run may. */
-    decide: (runId: RunId, approvalId: string, decision: ApprovalDecision) =>
-      this.#rpc.call('runs.decide', { runId, approvalId, decision }),
+    decide: (runId: RunId, approvalId: string, decision: ApprovalDecision, args?: JsonObject) =>
+      this.#rpc.call('runs.decide', { runId, approvalId, decision, arguments: args }),
     get: (runId: RunId) => this.#rpc.call('runs.get', { runId }),
     file: (runId: RunId, path: string) => this.#rpc.call('runs.file', { runId, path }),
     events: (runId: RunId, page: { afterSeq?: number; beforeSeq?: number; limit?: number } = {}) =>

@@ -80,9 +80,20 @@ export interface RunEventPayloads {
     /** Where the tool comes from, as the person is shown it (`builtin`, later an MCP server, an extension). */
     source: string;
     argumentsRef: string;
+    /** An MCP tool's endpoint host and the hints its server claims (read-only, destructive). */
+    hints?: { endpointHost?: string; readOnly?: boolean; destructive?: boolean };
   };
-  /** `always`: the person chose Always allow (stored in the profile; this run asks no more). */
-  tool_call_approved: { invocationId: string; callId: string; approvalId: string; always: boolean };
+  /**
+   * `always`: the person chose Always allow (this run asks no more; stored in the profile, or for
+   * an MCP tool against its endpoint). `argumentsRef`: the arguments as the person edited them.
+   */
+  tool_call_approved: {
+    invocationId: string;
+    callId: string;
+    approvalId: string;
+    always: boolean;
+    argumentsRef?: string;
+  };
   tool_call_denied: { invocationId: string; callId: string; approvalId: string };
   tool_result_stored: { round: number; invocationId: string; callId: string; path: string };
   tool_result_readable_view_stored: {

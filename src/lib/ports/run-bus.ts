@@ -1,3 +1,4 @@
+import type { JsonObject } from '$lib/domain/json';
 import type { RunUpdate } from '$lib/domain/run-update';
 
 /**
@@ -7,7 +8,12 @@ import type { RunUpdate } from '$lib/domain/run-update';
 export type BusMessage =
   | { type: 'update'; runId: string; update: RunUpdate }
   | { type: 'cancel'; runId: string }
-  | { type: 'decide'; runId: string; approvalId: string; decision: 'approve' | 'deny' | 'always' };
+  | {
+      type: 'decide';
+      runId: string;
+      approvalId: string;
+      answer: { decision: 'approve' | 'deny' | 'always'; arguments?: JsonObject };
+    };
 
 /** A channel between every tab of the origin (BroadcastChannel in browsers). Never echoes to the sender. */
 export interface RunBus {

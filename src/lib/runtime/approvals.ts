@@ -1,8 +1,15 @@
 import { hearthError, HearthFailure } from '$lib/domain/errors';
+import type { JsonObject } from '$lib/domain/json';
 import type { ToolId } from '$lib/domain/tool-id';
 
 /** What the person answers to an approval (D11, D20). */
 export type ApprovalDecision = 'approve' | 'deny' | 'always';
+
+/** The answer, with the arguments as the person edited them before approving (none: as the model sent them). */
+export interface ApprovalAnswer {
+  decision: ApprovalDecision;
+  arguments?: JsonObject;
+}
 
 /** A call waiting for the person, as the approval card shows it. */
 export interface ApprovalRequest {
@@ -17,6 +24,8 @@ export interface ApprovalRequest {
   origin: string;
   /** The run file holding the call's full arguments. */
   argumentsRef: string;
+  /** What the card shows beside the tool: its server's endpoint host, the hints the server claims. */
+  hints?: { endpointHost?: string; readOnly?: boolean; destructive?: boolean };
 }
 
 /**
@@ -26,7 +35,7 @@ export interface ApprovalRequest {
  * resumed run asks again).
  */
 export class ApprovalDesk {
-  readonly #pending = new Map<string, { request: ApprovalRequest; answer: (d: ApprovalDecision) => void }>();
+  readonly #pending = new Map<string, { request: ApprovalRequest; answer: (a: ApprovalAnswer) => void }>();
   readonly #always = new Set<ToolId>();
 
   /** Whether the person chose Always allow for this tool during this run. */
@@ -35,7 +44,7 @@ export class ApprovalDesk {
   }
 
   /** Resolves with the person's decision; rejects with `agent.cancelled` when `signal` aborts. */
-  ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+  ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.#pending.delete(request.approvalId);
@@ -49,21 +58,21 @@ export class ApprovalDesk {
       signal.addEventListener('abort', onAbort, { once: true });
       this.#pending.set(request.approvalId, {
         request,
-        answer: (decision) => {
+        answer: (answer) => {
           signal.removeEventListener('abort', onAbort);
           this.#pending.delete(request.approvalId);
-          if (decision === 'always') this.#always.add(request.toolId);
-          resolve(decision);
+          if (answer.decision === 'always') this.#always.add(request.toolId);
+          resolve(answer);
         },
       });
     });
   }
 
   /** Answers a pending approval; false when there is none with this id (answered already, or stopped). */
-  decide(approvalId: string, decision: ApprovalDecision): boolean {
+  decide(approvalId: string, answer: ApprovalAnswer): boolean {
     const pending = this.#pending.get(approvalId);
     if (!pending) return false;
-    pending.answer(decision);
+    pending.answer(answer);
     return true;
   }
 

@@ -55,7 +55,7 @@ import type { RunLog } from './run-recorder';
 import type { PreparedRun, RunInbox, RunPlan, RunService } from './run-service';
 import { DEFAULT_CONNECTION_KEY, runLock } from './sessions';
 import { prepareBindings } from './tool-bindings';
-import { buildCatalog, type ToolProviders } from './tool-catalog';
+import { currentCatalog, type ToolProviders } from './tool-catalog';
 import { createSnapshot } from './tool-snapshot';
 import { WorkspaceTranscript } from './transcript';
 
@@ -518,7 +518,7 @@ export class ChatService {
     const { workspace, input } = ctx;
     const run = recorder.run;
     const profile = migrated(input.profile);
-    const catalog = buildCatalog(this.deps.providers.values());
+    const catalog = await currentCatalog(this.deps.providers);
     if (!catalog.ok) throw new HearthFailure(catalog.error);
     const { bindings } = prepareBindings(
       catalog.value,

@@ -7,7 +7,7 @@ import type { Locks } from '$lib/ports/locks';
 import type { RunBus } from '$lib/ports/run-bus';
 import type { Sandbox } from '$lib/ports/sandbox';
 import type { RunStore } from '$lib/ports/stores';
-import { ApprovalDesk, type ApprovalDecision, type ApprovalRequest } from './approvals';
+import { ApprovalDesk, type ApprovalAnswer, type ApprovalRequest } from './approvals';
 import { checkpointer } from './checkpoints';
 import type { CommitRecord } from './control';
 import { GuidanceMailbox } from './guidance';
@@ -108,7 +108,7 @@ export class RunService {
       if (m.type === 'update' && !this.#active.has(m.runId)) this.#feed.publish(m.runId, m.update);
       if (m.type === 'cancel' && this.#active.has(m.runId)) void this.cancel(m.runId as RunId);
       if (m.type === 'decide' && this.#active.has(m.runId))
-        void this.decide(m.runId as RunId, m.approvalId, m.decision).catch(() => {});
+        void this.decide(m.runId as RunId, m.approvalId, m.answer).catch(() => {});
     });
   }
 
@@ -270,13 +270,13 @@ export class RunService {
    * The person's answer to a call waiting for approval (`runs.decide`). A run of another tab gets
    * it through the bus; an approval that is no longer pending is refused.
    */
-  async decide(runId: RunId, approvalId: string, decision: ApprovalDecision): Promise<void> {
+  async decide(runId: RunId, approvalId: string, answer: ApprovalAnswer): Promise<void> {
     const active = this.#active.get(runId);
     if (!active) {
-      this.#deps.bus?.post({ type: 'decide', runId, approvalId, decision });
+      this.#deps.bus?.post({ type: 'decide', runId, approvalId, answer });
       return;
     }
-    if (!active.inbox.approvals.decide(approvalId, decision)) {
+    if (!active.inbox.approvals.decide(approvalId, answer)) {
       throw new HearthFailure(
         hearthError('agent.approval_not_pending', 'This call is not waiting for approval any more.'),
       );

@@ -39,7 +39,7 @@ import type { RunLog, RunStep } from './run-recorder';
 import type { PreparedRun, RunInbox, RunPlan, RunService } from './run-service';
 import { sessionSystemPrompt } from './session-prompt';
 import { prepareBindings, type ToolPolicy } from './tool-bindings';
-import { buildCatalog, type ToolProviders } from './tool-catalog';
+import { currentCatalog, type ToolProviders } from './tool-catalog';
 import { createSnapshot, type ToolSnapshot } from './tool-snapshot';
 import type { MessageFlags, Transcript } from './transcript';
 
@@ -263,7 +263,7 @@ export class SessionService {
     const sessionId = (run.target as { sessionId: string }).sessionId;
     await recorder.setStatus('assembling_context');
     const profile = await this.#runProfile(recorder, workspace);
-    const snapshot = this.#snapshot(run.id, profile);
+    const snapshot = await this.#snapshot(run.id, profile);
     const roots: WorkspaceRoots = {
       visible: profile.workspace.visibleRoots,
       writable: profile.workspace.writableRoots,
@@ -362,8 +362,8 @@ export class SessionService {
   }
 
   /** The run's frozen tool surface: the catalog narrowed by the profile (deny wins). */
-  #snapshot(runId: RunId, profile: ProfileV5): ToolSnapshot {
-    const catalog = buildCatalog(this.deps.providers.values());
+  async #snapshot(runId: RunId, profile: ProfileV5): Promise<ToolSnapshot> {
+    const catalog = await currentCatalog(this.deps.providers);
     if (!catalog.ok) throw new HearthFailure(catalog.error);
     const policy: ToolPolicy = {
       allow: profile.tools.allow as ToolId[],

@@ -31,9 +31,9 @@ export interface BindingDiagnostic {
 }
 
 /**
- * Bindings (tools.md §4.1): each id of `allow` in order, unless denied (deny wins), present in
- * the catalog and available in the scope. Absent external tools are skipped with a diagnostic;
- * their selection stays in the profile.
+ * Bindings (tools.md §4.1): each id of `allow` in order, then the MCP tools the servers page
+ * offers, unless denied (deny wins), present in the catalog and available in the scope. Absent
+ * external tools are skipped with a diagnostic; their selection stays in the profile.
  */
 export function prepareBindings(
   catalog: readonly CatalogTool[],
@@ -45,7 +45,9 @@ export function prepareBindings(
   const asked = new Set(policy.ask ?? []);
   const bindings: ToolBinding[] = [];
   const diagnostics: BindingDiagnostic[] = [];
-  for (const toolId of new Set(policy.allow)) {
+  // MCP tools are chosen on the servers page (Ask or Allow): a profile need not list them, only deny.
+  const offered = catalog.filter((t) => t.source === 'mcp').map((t) => t.toolId);
+  for (const toolId of new Set([...policy.allow, ...offered])) {
     if (denied.has(toolId)) continue;
     const tool = byId.get(toolId);
     if (!tool) {
@@ -67,7 +69,7 @@ export function prepareBindings(
       tool,
       description: override?.description?.trim() || tool.description,
       parameters: withPropertyDescriptions(tool.parameters, override?.properties ?? {}),
-      approval: asked.has(toolId) ? 'ask' : 'allow',
+      approval: asked.has(toolId) || tool.approval === 'ask' ? 'ask' : 'allow',
     });
   }
   return { bindings, diagnostics };

@@ -26,22 +26,30 @@ export interface CatalogTool {
   origin: string;
   /** MCP: the registration's display name, used to derive call names. */
   serverName?: string;
+  /** The tool's own source asks the person before each call (an MCP tool set to Ask). */
+  approval?: 'ask';
+  /** What an approval shows beside the tool: the server's endpoint host, its claimed hints. */
+  hints?: { endpointHost?: string; readOnly?: boolean; destructive?: boolean };
 }
 
 /** A call's arguments checked by its provider: the input `execute` takes, or the model-facing error. */
 export type CheckedInput = { ok: true; input: unknown } | { ok: false; outcome: ToolOutcome };
 
 /**
- * A source of tools (the port the loop sees; builtins now, MCP servers and extensions beside them
- * later). `list` is what the catalog offers; `check` validates a call's arguments before the gate
- * may ask the person about them; `execute` runs it. Recoverable failures are outcomes; system
- * failures throw.
+ * A source of tools (the port the loop sees: builtins, MCP servers, extensions). `list` is what
+ * the catalog offers now, from memory, never the network; `check` validates a call's
+ * arguments before the gate may ask the person about them; `execute` runs it. Recoverable
+ * failures are outcomes; system failures throw.
  */
 export interface ToolProvider {
   readonly kind: ToolSourceKind;
+  /** Resolves once `list` has what storage holds (a provider that loads it at start-up). */
+  ready?(): Promise<void>;
   list(): readonly CatalogTool[];
   check(tool: CatalogTool, args: JsonObject): CheckedInput;
   execute(tool: CatalogTool, input: unknown, ctx: ToolContext): Promise<ToolOutcome>;
+  /** "Always allow" for a tool whose own source asks (`CatalogTool.approval`). */
+  alwaysAllow?(tool: CatalogTool): Promise<void>;
 }
 
 /** The builtin tools as a provider: closed zod schemas, the tool's own `execute`. */
@@ -79,6 +87,14 @@ export type ToolProviders = ReadonlyMap<ToolSourceKind, ToolProvider>;
 
 export const toolProviders = (providers: readonly ToolProvider[]): ToolProviders =>
   new Map(providers.map((p) => [p.kind, p] as const));
+
+/** The catalog once every provider has loaded what storage holds (a run's preparation). */
+export async function currentCatalog(
+  providers: ToolProviders,
+): Promise<Result<readonly CatalogTool[], HearthError>> {
+  await Promise.all([...providers.values()].map((p) => p.ready?.()));
+  return buildCatalog(providers.values());
+}
 
 /** The catalog: every provider's tools ordered by ToolId; a duplicate id is an error. */
 export function buildCatalog(providers: Iterable<ToolProvider>): Result<readonly CatalogTool[], HearthError> {

@@ -232,9 +232,11 @@ async function execute(
   const checked = provider.check(tool, args);
   if (!checked.ok) return checked.outcome;
 
+  let input = checked.input;
   if (approvalFor(binding, deps.approvals) === 'ask') {
-    const denied = await ask(binding, argsPath, deps, ids, steps);
-    if (denied) return denied;
+    const asked = await ask(binding, argsPath, deps, ids, steps);
+    if ('refused' in asked) return asked.refused;
+    input = asked.input ?? input;
   }
 
   await steps.step((s) => {
@@ -244,7 +246,7 @@ async function execute(
   timing.started = deps.clock.now();
   let outcome: ToolOutcome;
   try {
-    outcome = await provider.execute(tool, checked.input, deps.context);
+    outcome = await provider.execute(tool, input, deps.context);
   } catch (e) {
     throw await failSystem(
       steps,
@@ -265,8 +267,10 @@ async function execute(
 }
 
 /**
- * The gate said *ask* (D20): the call waits, with the run, for the person. Returns the denial
- * the model reads, or null once approved. Stopping the run while it waits cancels the run.
+ * The gate said *ask* (D11, D20): the call waits, with the run, for the person. Returns what the
+ * model reads when it does not run (denied, or edited into invalid arguments), or once approved
+ * the input as the person edited it (none: as the model sent it). Stopping the run while it
+ * waits cancels the run.
  */
 async function ask(
   binding: SnapshotBinding,
@@ -274,7 +278,7 @@ async function ask(
   deps: DispatchDeps,
   ids: CallIds,
   steps: CallSteps,
-): Promise<ToolOutcome | null> {
+): Promise<{ refused: ToolOutcome } | { input?: unknown }> {
   const { tool } = binding;
   const approvalId = deps.newApprovalId();
   const base = { invocationId: ids.invocationId, callId: ids.callId, approvalId };
@@ -290,10 +294,11 @@ async function ask(
         callName: ids.callName,
         source: tool.origin,
         argumentsRef: argsPath,
+        ...(tool.hints ? { hints: tool.hints } : {}),
       },
     });
   });
-  const decision = await deps.approvals.ask(
+  const answer = await deps.approvals.ask(
     {
       approvalId,
       invocationId: ids.invocationId,
@@ -303,21 +308,46 @@ async function ask(
       callName: ids.callName,
       origin: tool.origin,
       argumentsRef: argsPath,
+      ...(tool.hints ? { hints: tool.hints } : {}),
     },
     deps.context.signal,
   );
-  if (decision === 'deny') {
+  if (answer.decision === 'deny') {
     steps.later((s) => s.emit({ type: 'tool_call_denied', payload: base }));
-    return failure(
-      'tool.denied',
-      `The person declined this call of \`${ids.callName}\`. Do not repeat it unchanged: continue without it, or say what you need it for.`,
-    );
+    return {
+      refused: failure(
+        'tool.denied',
+        `The person declined this call of \`${ids.callName}\`. Do not repeat it unchanged: continue without it, or say what you need it for.`,
+      ),
+    };
   }
-  if (decision === 'always') await deps.alwaysAllow(tool.toolId);
-  steps.later((s) =>
-    s.emit({ type: 'tool_call_approved', payload: { ...base, always: decision === 'always' } }),
-  );
-  return null;
+  if (answer.decision === 'always') {
+    await deps.alwaysAllow(tool.toolId);
+    if (tool.approval === 'ask') await deps.providers.get(tool.source)?.alwaysAllow?.(tool);
+  }
+  const always = answer.decision === 'always';
+  const edited = answer.arguments;
+  if (!edited) {
+    steps.later((s) => s.emit({ type: 'tool_call_approved', payload: { ...base, always } }));
+    return {};
+  }
+  // The arguments the person approved are kept beside the model's, and checked like them.
+  const editedRef = argsPath.replace(/\.json$/, '.approved.json') as WorkspacePath;
+  steps.later((s) => {
+    s.keep(editedRef, { ...ids, arguments: edited });
+    s.emit({ type: 'tool_call_approved', payload: { ...base, always, argumentsRef: editedRef } });
+  });
+  const checked = deps.providers.get(tool.source)!.check(tool, edited);
+  if (!checked.ok) {
+    const why = checked.outcome.content;
+    return {
+      refused: failure(
+        'tool.invalid_arguments',
+        `The arguments as the person edited them are not valid: ${why}`,
+      ),
+    };
+  }
+  return { input: checked.input };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Connection, ConnectionDraft } from '$lib/domain/connection';
 import type { HearthError } from '$lib/domain/errors';
 import type { RunEvent } from '$lib/domain/events';
+import type { JsonObject } from '$lib/domain/json';
 import type { ModelMode, ProfileProblem, ProfileScope, ProfileV5 } from '$lib/domain/profile';
 import type { ProfileIssue } from '$lib/ports/profiles';
 import type { PrunedLevel, RetentionPolicy, RetentionPreview, RetentionResult } from '$lib/domain/retention';
@@ -67,7 +68,13 @@ export type RunMethods = {
     pendingCount: number;
   };
   /** The person's answer to a call waiting for approval (D20); refused when it no longer waits. */
-  'runs.decide': (p: { runId: RunId; approvalId: string; decision: ApprovalDecision }) => void;
+  /** `arguments`: the person's edit of the call's arguments, approved with them. */
+  'runs.decide': (p: {
+    runId: RunId;
+    approvalId: string;
+    decision: ApprovalDecision;
+    arguments?: JsonObject;
+  }) => void;
   /** A file the run stored (model responses, tool arguments and results, checkpoints). */
   'runs.file': (p: { runId: RunId; path: string }) => WorkspaceFile;
   'runs.events': (p: { runId: RunId; afterSeq?: number; beforeSeq?: number; limit?: number }) => RunEvent[];
@@ -96,6 +103,7 @@ export interface PendingApproval {
   callName: string;
   origin: string;
   argumentsRef: string;
+  hints?: { endpointHost?: string; readOnly?: boolean; destructive?: boolean };
 }
 
 /**

@@ -255,7 +255,7 @@ describe('a call that asks first (D20)', () => {
     const tab = openTab({ ...h.deps, clock: { now: () => now } });
     const updates = await answering(tab.service.send(session.id, 'go'), (runId, id) => {
       now += 600_000; // ten minutes to decide
-      return tab.runService.decide(runId, id, 'approve');
+      return tab.runService.decide(runId, id, { decision: 'approve' });
     });
     const completed = eventsOf(updates).find((e) => e.type === 'tool_call_completed');
     expect(completed?.type === 'tool_call_completed' && completed.payload.elapsedMs).toBe(0);
@@ -264,7 +264,7 @@ describe('a call that asks first (D20)', () => {
   it('waits for the person; Approve runs it', async () => {
     const { h, session, model } = await askingSession([writeA, { text: 'done' }]);
     const updates = await answering(h.service.send(session.id, 'go'), (runId, id) =>
-      h.runService.decide(runId, id, 'approve'),
+      h.runService.decide(runId, id, { decision: 'approve' }),
     );
     expect(journal(updates)).toEqual([
       ...SESSION_START,
@@ -300,7 +300,7 @@ describe('a call that asks first (D20)', () => {
   it('Deny runs nothing and tells the model, which goes on', async () => {
     const { h, session, model } = await askingSession([writeA, { text: 'I will not write it.' }]);
     const updates = await answering(h.service.send(session.id, 'go'), (runId, id) =>
-      h.runService.decide(runId, id, 'deny'),
+      h.runService.decide(runId, id, { decision: 'deny' }),
     );
     expect(journal(updates)).toEqual([
       ...SESSION_START,
@@ -322,13 +322,50 @@ describe('a call that asks first (D20)', () => {
     expect(ws.ok && (await ws.value.stat('work/a.md' as never))).toEqual({ ok: true, value: null });
   });
 
+  it('the person may edit the arguments before approving: the edit runs, and both are kept', async () => {
+    const { h, session } = await askingSession([writeA, { text: 'done' }]);
+    const edit = { path: 'work/b.md', content: 'edited by the person' };
+    const updates = await answering(h.service.send(session.id, 'go'), (runId, id) =>
+      h.runService.decide(runId, id, { decision: 'approve', arguments: edit }),
+    );
+    const ws = await h.workspaces.open(`sessions/${session.id}`);
+    if (!ws.ok) throw new Error('workspace');
+    const read = async (p: string) => {
+      const r = await ws.value.read(p as never);
+      return r.ok ? new TextDecoder().decode(r.value) : r.error.code;
+    };
+    expect(await read('work/b.md')).toBe('edited by the person');
+    expect(await read('work/a.md')).toBe('workspace.file_not_found');
+    const approved = eventsOf(updates).find((e) => e.type === 'tool_call_approved');
+    const ref = approved?.type === 'tool_call_approved' ? approved.payload.argumentsRef : undefined;
+    expect(ref).toMatch(/tool-args\/round-001-call_\w+\.approved\.json$/);
+    expect(JSON.parse(await read(ref!))).toMatchObject({ arguments: edit });
+    const asked = eventsOf(updates).find((e) => e.type === 'tool_call_awaiting_approval');
+    const original = asked?.type === 'tool_call_awaiting_approval' ? asked.payload.argumentsRef : '';
+    expect(JSON.parse(await read(original))).toMatchObject({
+      arguments: { path: 'work/a.md', content: 'A' },
+    });
+  });
+
+  it('an edit the tool refuses reaches the model as invalid arguments, and nothing runs', async () => {
+    const { h, session, model } = await askingSession([writeA, { text: 'done' }]);
+    await answering(h.service.send(session.id, 'go'), (runId, id) =>
+      h.runService.decide(runId, id, { decision: 'approve', arguments: { path: 'work/c.md' } }),
+    );
+    const result = model.requests[1]!.messages.at(-1)!.parts[0] as { content: string; isError: boolean };
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain('as the person edited them are not valid');
+    const ws = await h.workspaces.open(`sessions/${session.id}`);
+    expect(ws.ok && (await ws.value.stat('work/c.md' as never))).toEqual({ ok: true, value: null });
+  });
+
   it('Always allow is stored in the profile, and the run asks no more', async () => {
     const writeB = call('w2', 'workspace_write_file', { path: 'work/b.md', content: 'B' });
     const { h, session } = await askingSession([writeA, writeB, { text: 'done' }]);
     const decisions: ApprovalDecision[] = [];
     const updates = await answering(h.service.send(session.id, 'go'), (runId, id) => {
       decisions.push('always');
-      return h.runService.decide(runId, id, 'always');
+      return h.runService.decide(runId, id, { decision: 'always' });
     });
     expect(decisions).toHaveLength(1);
     expect(journal(updates).filter((t) => t === 'tool_call_awaiting_approval')).toHaveLength(1);
@@ -356,7 +393,7 @@ describe('a call that asks first (D20)', () => {
       'run_cancelled',
     ]);
     await expect(
-      h.runService.decide(updates.find((u) => u.type === 'run')!.run.id, 'x', 'approve'),
+      h.runService.decide(updates.find((u) => u.type === 'run')!.run.id, 'x', { decision: 'approve' }),
     ).resolves.toBe(undefined);
   });
 
@@ -374,7 +411,7 @@ describe('a call that asks first (D20)', () => {
     expect((await h.runs.get(runId))?.status).toBe('interrupted');
 
     const resumed = await answering(tabB.runService.resume(runId), (id, approvalId) =>
-      tabB.runService.decide(id, approvalId, 'approve'),
+      tabB.runService.decide(id, approvalId, { decision: 'approve' }),
     );
     expect(journal(resumed)).toEqual([
       'run_resumed',
@@ -405,7 +442,7 @@ describe('a call that asks first (D20)', () => {
     const owner = openTab(h.deps, { bus: bus() });
     const other = openTab(h.deps, { bus: bus() });
     const updates = await answering(owner.service.send(session.id, 'go'), (runId, id) =>
-      other.runService.decide(runId, id, 'approve'),
+      other.runService.decide(runId, id, { decision: 'approve' }),
     );
     expect(journal(updates)).toContain('tool_call_approved');
     expect(journal(updates).at(-1)).toBe('run_completed');

@@ -119,6 +119,8 @@ export interface PendingApprovalView {
   toolId: string;
   source: string;
   argumentsRef: string;
+  /** An MCP tool's endpoint host and the hints its server claims. */
+  hints?: { endpointHost?: string; readOnly?: boolean; destructive?: boolean };
 }
 
 const SETTLED_RUN = new Set([
@@ -135,10 +137,10 @@ const SETTLED_RUN = new Set([
  */
 export function foldApprovals(pending: readonly PendingApprovalView[], e: RunEvent): PendingApprovalView[] {
   if (e.type === 'tool_call_awaiting_approval') {
-    const { approvalId, callId, callName, toolId, source, argumentsRef } = e.payload;
+    const { approvalId, callId, callName, toolId, source, argumentsRef, hints } = e.payload;
     return [
       ...pending.filter((p) => p.approvalId !== approvalId),
-      { approvalId, callId, callName, toolId, source, argumentsRef },
+      { approvalId, callId, callName, toolId, source, argumentsRef, ...(hints ? { hints } : {}) },
     ];
   }
   if (e.type === 'tool_call_approved' || e.type === 'tool_call_denied')

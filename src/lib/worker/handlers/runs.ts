@@ -13,7 +13,8 @@ export function runHandlers(ctx: RuntimeContext): Handlers<RunMethods, RunStream
       'runs.cancel': (p) => service.cancel(p.runId),
       'runs.get': (p) => service.run(p.runId),
       'runs.guide': (p) => service.guide(p.runId, p.text, p.clientGuidanceId),
-      'runs.decide': (p) => service.decide(p.runId, p.approvalId, p.decision),
+      'runs.decide': (p) =>
+        service.decide(p.runId, p.approvalId, { decision: p.decision, arguments: p.arguments }),
       async 'runs.file'({ runId, path }) {
         const run = await service.run(runId);
         const parsed = parseWorkspacePath(path);
