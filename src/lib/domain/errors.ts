@@ -214,7 +214,25 @@ export type ErrorCode =
   | 'agent.chat_commit_failed'
   | 'agent.child_finish_denied'
   | 'agent.foreground_commit_required'
-  | 'agent.tool_after_finish';
+  | 'agent.tool_after_finish'
+  // MCP servers (tools.md §15)
+  | 'mcp.server_invalid'
+  | 'mcp.server_not_found'
+  | 'mcp.not_discovered'
+  | 'mcp.unreachable'
+  | 'mcp.http_error'
+  | 'mcp.auth_required'
+  | 'mcp.protocol_unsupported'
+  | 'mcp.invalid_response'
+  | 'mcp.response_too_large'
+  | 'mcp.catalog_too_large'
+  | 'mcp.timeout'
+  | 'mcp.not_sent'
+  | 'mcp.tool_error'
+  | 'mcp.server_error'
+  | 'mcp.unsupported_response'
+  | 'mcp.call_outcome_unknown'
+  | 'mcp.arguments_too_large';
 
 export const hearthError = (code: ErrorCode, message: string, extra?: Partial<HearthError>): HearthError => ({
   code,

@@ -4,6 +4,7 @@ import type { RunEvent } from '$lib/domain/events';
 import type { RunRecord } from '$lib/domain/run';
 import type { SessionMessage, SessionRecord } from '$lib/domain/session';
 import type { JsonValue } from '$lib/domain/json';
+import type { McpCatalog, McpServer } from '$lib/domain/mcp';
 import type {
   CharacterRecord,
   ChatMessageRow,
@@ -42,6 +43,8 @@ export type HearthDatabase = Dexie & {
   chats: EntityTable<ChatRecord, 'id'>;
   chatMessages: Dexie.Table<ChatMessageRow, [string, number]>;
   records: Dexie.Table<RecordRow, [string, string]>;
+  mcpServers: EntityTable<McpServer, 'id'>;
+  mcpCatalogs: EntityTable<McpCatalog, 'serverId'>;
 };
 
 /**
@@ -85,5 +88,7 @@ export function openHearthDatabase(name = 'hearth'): HearthDatabase {
   // Version 5: the runtime's records (`runs/`, `run/`, `tool-results/` of a workspace), written
   // in the journal's transactions. Older runs keep theirs in OPFS, where they are still read.
   db.version(5).stores({ records: '[workspace+path], workspace' });
+  // Version 6: MCP server registrations and what discovery found on each.
+  db.version(6).stores({ mcpServers: 'id', mcpCatalogs: 'serverId' });
   return db;
 }

@@ -7,7 +7,7 @@ import type { JsonValue } from '$lib/domain/json';
 import type { HearthDatabase } from './database';
 
 /** Database errors become visible, coded failures instead of silent blanks. */
-async function guarded<T>(what: string, op: () => Promise<T>): Promise<T> {
+export async function guarded<T>(what: string, op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (e) {

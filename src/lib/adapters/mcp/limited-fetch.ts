@@ -1,0 +1,107 @@
+import type { McpTarget } from '$lib/ports/mcp';
+
+/** What the fetch of one connection saw of its current request (a connection serves one at a time). */
+export interface RequestWatch {
+  /** The HTTP status of the last response, undefined while none arrived. */
+  status: number | undefined;
+  /** The response ran past `MCP_LIMITS.responseBytes` and was cut off. */
+  tooLarge: boolean;
+  /** The protocol version the server answered `initialize` with. */
+  protocolVersion: string | undefined;
+  reset(): void;
+}
+
+export function requestWatch(): RequestWatch {
+  const watch: RequestWatch = {
+    status: undefined,
+    tooLarge: false,
+    protocolVersion: undefined,
+    reset() {
+      watch.status = undefined;
+      watch.tooLarge = false;
+    },
+  };
+  return watch;
+}
+
+/**
+ * The fetch the SDK's transport uses: no redirects, responses cut at `maxBytes`, no standalone
+ * event stream (a GET is answered 405 here, as a server without one would), and a pinned
+ * protocol version asked for in `initialize` and checked in its answer.
+ */
+export function limitedFetch(
+  base: typeof fetch,
+  watch: RequestWatch,
+  target: McpTarget,
+  maxBytes: number,
+): typeof fetch {
+  return async (input, init = {}) => {
+    if ((init.method ?? 'GET').toUpperCase() === 'GET') return new Response(null, { status: 405 });
+    let body = init.body;
+    const pinned = target.protocolVersion !== 'auto' ? target.protocolVersion : null;
+    const message =
+      typeof body === 'string'
+        ? (JSON.parse(body) as { method?: string; params?: { protocolVersion?: string } })
+        : null;
+    const initializing = message?.method === 'initialize';
+    if (pinned && initializing && message.params) {
+      message.params.protocolVersion = pinned;
+      body = JSON.stringify(message);
+    }
+    const response = await base(input, { ...init, body, redirect: 'error' });
+    watch.status = response.status;
+    const agreed = response.headers.get('mcp-protocol-version');
+    if (agreed) watch.protocolVersion = agreed;
+    if (!response.body) return response;
+    let seen = 0;
+    const limited = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          seen += chunk.byteLength;
+          if (seen > maxBytes) {
+            watch.tooLarge = true;
+            controller.error(new Error(`The response is larger than ${maxBytes} bytes.`));
+            return;
+          }
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    const read = new Response(limited, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+    if (!initializing) return read;
+    return watchInitialize(read, watch, pinned);
+  };
+}
+
+/** Reads `initialize`'s answer for its protocol version (and refuses another one than pinned). */
+async function watchInitialize(
+  response: Response,
+  watch: RequestWatch,
+  pinned: string | null,
+): Promise<Response> {
+  if (!response.ok) return response;
+  const text = await response.text();
+  const version = /"protocolVersion"\s*:\s*"([^"]+)"/.exec(text)?.[1];
+  if (version) watch.protocolVersion = version;
+  if (pinned && version && version !== pinned) {
+    throw new PinnedVersionRefused(pinned, version);
+  }
+  return new Response(text, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+export class PinnedVersionRefused extends Error {
+  constructor(
+    readonly pinned: string,
+    readonly offered: string,
+  ) {
+    super(`The server speaks MCP ${offered}; this registration asks for ${pinned}.`);
+  }
+}
