@@ -18,7 +18,7 @@ import type { Connection } from '$lib/domain/connection';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import { RunService } from '$lib/runtime/run-service';
 import { SessionService, runLock, type SessionServiceDeps } from '$lib/runtime/sessions';
-import { builtinProvider, toolProviders } from '$lib/runtime/tool-catalog';
+import { builtinProvider, toolProviders, type ToolProvider } from '$lib/runtime/tool-catalog';
 import type { Locks } from '$lib/ports/locks';
 import type { RunBus } from '$lib/ports/run-bus';
 import type { Sandbox } from '$lib/ports/sandbox';
@@ -29,7 +29,7 @@ let dbCounter = 0;
 /** The Session runtime on real Dexie (fake-indexeddb) and the memory workspace. */
 export function runtimeHarness(
   gateway: ModelGateway,
-  options: { maxRetries?: number; sandbox?: Sandbox } = {},
+  options: { maxRetries?: number; sandbox?: Sandbox; providers?: ToolProvider[] } = {},
 ) {
   const db = openHearthDatabase(`hearth-test-${++dbCounter}-${Math.random()}`);
   const journal = new DexieJournal(db, systemClock);
@@ -58,7 +58,7 @@ export function runtimeHarness(
       connectionsUsed.push(connection);
       return gateway;
     },
-    providers: toolProviders([builtinProvider(runtimeTools.session)]),
+    providers: toolProviders([builtinProvider(runtimeTools.session), ...(options.providers ?? [])]),
     sandbox: options.sandbox,
     clock: systemClock,
     ids: randomIds,

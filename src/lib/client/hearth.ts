@@ -1,4 +1,5 @@
 import type { JsonObject } from '$lib/domain/json';
+import type { McpPermission, McpServer, McpServerDraft } from '$lib/domain/mcp';
 import type { ConnectionDraft } from '$lib/domain/connection';
 import type { PrunedLevel, RetentionPolicy } from '$lib/domain/retention';
 import type { RunId } from '$lib/domain/run';
@@ -116,6 +117,20 @@ export class HearthClient {
   };
 
   /** Agent profiles (runtime.md §3). Documents of schema 1-5 are accepted and saved at schema 5. */
+  /** MCP servers: registrations, discovery (a signal stops it), permissions and trying a tool. */
+  readonly mcp = {
+    list: () => this.#rpc.call('mcp.list', undefined),
+    create: (draft: McpServerDraft) => this.#rpc.call('mcp.create', draft),
+    update: (id: string, draft: McpServerDraft) => this.#rpc.call('mcp.update', { id, draft }),
+    setState: (id: string, state: McpServer['state']) => this.#rpc.call('mcp.setState', { id, state }),
+    remove: (id: string) => this.#rpc.call('mcp.remove', { id }),
+    discover: (id: string, signal?: AbortSignal) => this.#rpc.call('mcp.discover', { id }, { signal }),
+    setPermission: (id: string, tool: string | null, permission: McpPermission) =>
+      this.#rpc.call('mcp.setPermission', { id, tool, permission }),
+    tryCall: (id: string, tool: string, args: JsonObject, signal?: AbortSignal) =>
+      this.#rpc.call('mcp.tryCall', { id, tool, arguments: args }, { signal }),
+  };
+
   readonly profiles = {
     list: () => this.#rpc.call('profiles.list', undefined),
     get: (id: string) => this.#rpc.call('profiles.get', { id }),

@@ -8,6 +8,7 @@ import { runHandlers } from './handlers/runs';
 import { sessionHandlers } from './handlers/sessions';
 import { runLock } from '$lib/runtime/sessions';
 import { chatHandlers } from './handlers/chats';
+import { mcpHandlers } from './handlers/mcp';
 import { settingsHandlers } from './handlers/settings';
 import { workspaceHandlers } from './handlers/workspace';
 import type { HearthMethods, HearthStreams } from './protocol';
@@ -39,6 +40,7 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
     personaHandlers(ctx),
     lorebookHandlers(ctx),
     chatHandlers(ctx),
+    mcpHandlers(ctx),
   ];
   const methods: Handlers<HearthMethods, HearthStreams>['methods'] = Object.assign(
     {},

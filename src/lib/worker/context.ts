@@ -33,6 +33,9 @@ import { DexieChatStore } from '$lib/adapters/db/chat-store';
 import { DexieRecordStore } from '$lib/adapters/db/record-files';
 import { TieredWorkspaceStore } from '$lib/adapters/tiered-workspace';
 import { runtimeTools } from '$lib/tools/runtime-tools';
+import { DexieMcpStore } from '$lib/adapters/db/mcp-store';
+import { SdkMcpConnector } from '$lib/adapters/mcp/connector';
+import { McpServers } from '$lib/runtime/mcp-servers';
 
 export interface RuntimeOptions {
   /** Where workspace files live (OPFS); the runtime's records go to IndexedDB beside the journal. */
@@ -74,6 +77,7 @@ export interface RuntimeContext {
   runs: RunService;
   sessions: SessionService;
   chats: ChatService;
+  mcp: McpServers;
 }
 
 export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
@@ -118,6 +122,12 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     page: options.page,
   });
   const workspaces = new TieredWorkspaceStore(options.workspaces, new DexieRecordStore(db));
+  const mcp = new McpServers({
+    store: new DexieMcpStore(db),
+    connector: new SdkMcpConnector(doFetch),
+    clock: systemClock,
+    newId: () => crypto.randomUUID(),
+  });
   const shared = {
     workspaces,
     locks: options.locks,
@@ -131,12 +141,12 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
   const sessions = new SessionService({
     ...stores,
     ...shared,
-    providers: toolProviders([builtinProvider(runtimeTools.session)]),
+    providers: toolProviders([builtinProvider(runtimeTools.session), mcp.provider()]),
   });
   const chats = new ChatService({
     ...stores,
     ...shared,
-    providers: toolProviders([builtinProvider(runtimeTools.chat)]),
+    providers: toolProviders([builtinProvider(runtimeTools.chat), mcp.provider()]),
   });
-  return { options, db, stores, workspaces, fetch: doFetch, gatewayFor, runs, sessions, chats };
+  return { options, db, stores, workspaces, fetch: doFetch, gatewayFor, runs, sessions, chats, mcp };
 }

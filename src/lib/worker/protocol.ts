@@ -2,6 +2,8 @@ import type { Connection, ConnectionDraft } from '$lib/domain/connection';
 import type { HearthError } from '$lib/domain/errors';
 import type { RunEvent } from '$lib/domain/events';
 import type { JsonObject } from '$lib/domain/json';
+import type { McpPermission, McpServer, McpServerDraft } from '$lib/domain/mcp';
+import type { McpServerView, McpToolRow, McpTryResult } from '$lib/runtime/mcp-servers';
 import type { ModelMode, ProfileProblem, ProfileScope, ProfileV5 } from '$lib/domain/profile';
 import type { ProfileIssue } from '$lib/ports/profiles';
 import type { PrunedLevel, RetentionPolicy, RetentionPreview, RetentionResult } from '$lib/domain/retention';
@@ -447,7 +449,25 @@ export type ChatStreams = {
 };
 
 /** Requests the page may make of the runtime worker: the union of every area above. */
+/** MCP servers (tools.md §15): registrations, discovery, permissions, and a call to try a tool. */
+export type McpMethods = {
+  'mcp.list': (p: void) => McpServerView[];
+  /** A new registration, Paused until the person makes it Active. */
+  'mcp.create': (p: McpServerDraft) => McpServerView;
+  'mcp.update': (p: { id: string; draft: McpServerDraft }) => McpServerView;
+  'mcp.setState': (p: { id: string; state: McpServer['state'] }) => McpServerView;
+  'mcp.remove': (p: { id: string }) => void;
+  /** Asks the server for its tools now (Discover, Refresh); new tools arrive Off. */
+  'mcp.discover': (p: { id: string }) => McpServerView;
+  /** `tool` null: every discovered tool of the server. */
+  'mcp.setPermission': (p: { id: string; tool: string | null; permission: McpPermission }) => McpServerView;
+  'mcp.tryCall': (p: { id: string; tool: string; arguments: JsonObject }) => McpTryResult;
+};
+
+export type { McpServerView, McpToolRow, McpTryResult };
+
 export type HearthMethods = SessionMethods &
+  McpMethods &
   RunMethods &
   WorkspaceMethods &
   ConnectionMethods &

@@ -1,0 +1,320 @@
+import type { ToolFacts } from '$lib/domain/builtin-tools';
+import { hearthError, HearthFailure, type HearthError } from '$lib/domain/errors';
+import type { JsonObject } from '$lib/domain/json';
+import {
+  checkServerDraft,
+  mcpResultForModel,
+  mcpServerErrorForModel,
+  needsApproval,
+  notOffered,
+  offeredTools,
+  permissionOf,
+  type McpCatalog,
+  type McpModelResult,
+  type McpPermission,
+  type McpServer,
+  type McpServerDraft,
+  type McpTool,
+} from '$lib/domain/mcp';
+import { mcpToolId } from '$lib/domain/tool-id';
+import type { Clock } from '$lib/ports/clock';
+import type { McpCallOutcome, McpConnector, McpStore } from '$lib/ports/mcp';
+import { failure, success, type ToolOutcome } from '$lib/tools/tool';
+import type { CatalogTool, ToolProvider } from './tool-catalog';
+
+/** MCP tools reach the network; children and the shell may use them like any tool the invocation has. */
+const MCP_FACTS: ToolFacts = {
+  scopes: ['chat', 'session'],
+  effect: 'network',
+  fromShell: true,
+  forChildren: true,
+};
+
+/** A discovered tool as the servers page shows it. */
+export interface McpToolRow extends McpTool {
+  toolId: string;
+  permission: McpPermission;
+  /** Why agents do not get it now, or null when they do. */
+  notOffered: string | null;
+  alwaysAllowed: boolean;
+}
+
+export interface McpServerView {
+  server: McpServer;
+  /** Null before the first discovery; `stale` when the endpoint changed since. */
+  catalog: (Pick<McpCatalog, 'discoveredAt' | 'protocolVersion' | 'server'> & { stale: boolean }) | null;
+  tools: McpToolRow[];
+}
+
+/** How a tool result reached the servers page's "Try": what the model would read. */
+export type McpTryResult = McpModelResult & { outcome: McpCallOutcome['kind'] };
+
+/**
+ * The MCP servers a person registered (tools.md §15): registration, manual discovery, per-tool
+ * permissions, and the tool provider runs get MCP tools from. Registrations and catalogs are
+ * read from memory, loaded once from storage; only discovery and calls touch the network.
+ */
+export class McpServers {
+  #servers = new Map<string, McpServer>();
+  #catalogs = new Map<string, McpCatalog>();
+
+  constructor(
+    private readonly deps: {
+      store: McpStore;
+      connector: McpConnector;
+      clock: Clock;
+      newId: () => string;
+    },
+  ) {}
+
+  async list(): Promise<McpServerView[]> {
+    await this.#load();
+    return [...this.#servers.values()].map((s) => this.#view(s));
+  }
+
+  async create(draft: McpServerDraft): Promise<McpServerView> {
+    const checked = orThrow(checkServerDraft(draft));
+    const now = this.deps.clock.now();
+    const server: McpServer = {
+      id: this.deps.newId(),
+      ...checked,
+      state: 'paused',
+      permissions: {},
+      alwaysAllowed: {},
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.#save(server);
+    return this.#view(server);
+  }
+
+  async update(id: string, draft: McpServerDraft): Promise<McpServerView> {
+    const server = await this.#server(id);
+    const checked = orThrow(checkServerDraft(draft));
+    await this.deps.connector.forget(id);
+    return this.#view(await this.#save({ ...server, ...checked, updatedAt: this.deps.clock.now() }));
+  }
+
+  async setState(id: string, state: McpServer['state']): Promise<McpServerView> {
+    const server = await this.#server(id);
+    if (state === 'paused') await this.deps.connector.forget(id);
+    return this.#view(await this.#save({ ...server, state, updatedAt: this.deps.clock.now() }));
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.#server(id);
+    await this.deps.connector.forget(id);
+    await this.deps.store.delete(id);
+    this.#servers.delete(id);
+    this.#catalogs.delete(id);
+  }
+
+  /** Asks the server for its tools (always the network) and keeps them; new tools arrive Off. */
+  async discover(id: string, signal: AbortSignal): Promise<McpServerView> {
+    const server = await this.#server(id);
+    const found = await this.deps.connector.discover(server, signal);
+    if (!found.ok) throw new HearthFailure(found.error);
+    const catalog: McpCatalog = {
+      serverId: id,
+      endpoint: server.endpoint,
+      discoveredAt: this.deps.clock.now(),
+      protocolVersion: found.value.protocolVersion,
+      server: found.value.server,
+      tools: found.value.tools,
+    };
+    await this.deps.store.putCatalog(catalog);
+    this.#catalogs.set(id, catalog);
+    return this.#view(this.#servers.get(id) ?? server);
+  }
+
+  /** One tool's permission, or every discovered tool's (`tool` null). Off forgets Always allow too. */
+  async setPermission(id: string, tool: string | null, permission: McpPermission): Promise<McpServerView> {
+    const server = await this.#server(id);
+    const names = tool === null ? (this.#catalogs.get(id)?.tools.map((t) => t.name) ?? []) : [tool];
+    const permissions = { ...server.permissions };
+    const alwaysAllowed = { ...server.alwaysAllowed };
+    for (const name of names) {
+      if (permission === 'off') delete permissions[name];
+      else permissions[name] = permission;
+      if (permission !== 'ask') delete alwaysAllowed[name];
+    }
+    return this.#view(
+      await this.#save({ ...server, permissions, alwaysAllowed, updatedAt: this.deps.clock.now() }),
+    );
+  }
+
+  /** "Always allow" from an approval: this tool stops asking while the server keeps this endpoint (D11). */
+  async alwaysAllow(id: string, tool: string): Promise<void> {
+    await this.#load();
+    const server = this.#servers.get(id);
+    if (!server || permissionOf(server, tool) !== 'ask') return;
+    await this.#save({
+      ...server,
+      alwaysAllowed: { ...server.alwaysAllowed, [tool]: server.endpoint },
+      updatedAt: this.deps.clock.now(),
+    });
+  }
+
+  /** The servers page's "Try": one call with arguments typed by the person, whatever its permission. */
+  async tryCall(id: string, tool: string, args: JsonObject, signal: AbortSignal): Promise<McpTryResult> {
+    const server = await this.#server(id);
+    const outcome = await this.deps.connector.call(server, tool, args, signal);
+    return { ...forModel(outcome), outcome: outcome.kind };
+  }
+
+  /** The tools runs get: offered tools of active servers, from memory. */
+  provider(): ToolProvider {
+    return {
+      kind: 'mcp',
+      // Another tab may have changed the servers: read them again before each run.
+      ready: () => this.#load(),
+      list: () => [...this.#servers.values()].flatMap((server) => this.#catalogTools(server)),
+      check: (_tool, args) => ({ ok: true, input: args }),
+      execute: (tool, input, ctx) => this.#execute(tool, input as JsonObject, ctx.signal),
+      alwaysAllow: (tool) => this.alwaysAllow(serverIdOf(tool), tool.nativeName),
+    };
+  }
+
+  #catalogTools(server: McpServer): CatalogTool[] {
+    const host = new URL(server.endpoint).host;
+    return offeredTools(server, this.#catalogs.get(server.id)).flatMap((tool) => {
+      const toolId = mcpToolId(server.id, tool.name);
+      if (!toolId.ok) return [];
+      return [
+        {
+          toolId: toolId.value,
+          source: 'mcp' as const,
+          nativeName: tool.name,
+          description: [tool.title, tool.description].filter(Boolean).join(': ') || tool.name,
+          parameters: tool.inputSchema,
+          facts: MCP_FACTS,
+          origin: server.displayName,
+          serverName: server.displayName,
+          ...(needsApproval(server, tool.name) ? { approval: 'ask' as const } : {}),
+          hints: {
+            endpointHost: host,
+            readOnly: tool.annotations?.readOnlyHint,
+            destructive: tool.annotations?.destructiveHint,
+          },
+        },
+      ];
+    });
+  }
+
+  /**
+   * One call (tools.md §15.2-15.3). The registration is read again first: a server removed,
+   * paused or set Off since the run began gets nothing sent. An answer that never came means
+   * the tool may have run: the run ends, and nothing is repeated.
+   */
+  async #execute(tool: CatalogTool, args: JsonObject, signal: AbortSignal): Promise<ToolOutcome> {
+    const serverId = serverIdOf(tool);
+    const server = await this.deps.store.get(serverId);
+    const notSent = (why: string) =>
+      failure('mcp.not_sent', `\`${tool.nativeName}\` was not called: ${why}. Continue without it.`);
+    if (!server) return notSent('its MCP server was removed');
+    const discovered = this.#catalogs.get(serverId)?.tools.find((t) => t.name === tool.nativeName);
+    const why = discovered ? notOffered(server, discovered) : 'the server no longer lists it';
+    if (why) return notSent(why);
+    const outcome = await this.deps.connector.call(server, tool.nativeName, args, signal);
+    // Sent with no answer: the run must not go on as if the tool had not run (tools.md §15.3).
+    if (outcome.kind === 'unknown') {
+      throw new HearthFailure(
+        hearthError(
+          'mcp.call_outcome_unknown',
+          `\`${tool.nativeName}\` on ${server.displayName}: ${outcome.message}`,
+        ),
+      );
+    }
+    if (outcome.kind === 'not_sent')
+      return failure(outcome.error.code, `\`${tool.nativeName}\` was not called: ${outcome.error.message}`);
+    const mapped = forModel(outcome);
+    if (!mapped.isError) return success(mapped.content, { structured: mapped.structured });
+    const code =
+      outcome.kind === 'server_error'
+        ? 'mcp.server_error'
+        : outcome.kind === 'unsupported'
+          ? 'mcp.unsupported_response'
+          : 'mcp.tool_error';
+    return {
+      ...failure(code, mapped.content),
+      structured: { ...mapped.structured, error: { code, message: mapped.content } },
+    };
+  }
+
+  #view(server: McpServer): McpServerView {
+    const catalog = this.#catalogs.get(server.id);
+    return {
+      server,
+      catalog: catalog
+        ? {
+            discoveredAt: catalog.discoveredAt,
+            protocolVersion: catalog.protocolVersion,
+            server: catalog.server,
+            stale: catalog.endpoint !== server.endpoint,
+          }
+        : null,
+      tools: (catalog?.tools ?? []).map((tool) => ({
+        ...tool,
+        toolId: orThrow(mcpToolId(server.id, tool.name)),
+        permission: permissionOf(server, tool.name),
+        notOffered:
+          catalog && catalog.endpoint !== server.endpoint
+            ? 'the endpoint changed: discover again'
+            : notOffered(server, tool),
+        alwaysAllowed: server.alwaysAllowed[tool.name] === server.endpoint,
+      })),
+    };
+  }
+
+  async #server(id: string): Promise<McpServer> {
+    await this.#load();
+    const server = this.#servers.get(id);
+    if (!server)
+      throw new HearthFailure(
+        hearthError('mcp.server_not_found', 'This MCP server is not registered any more.'),
+      );
+    return server;
+  }
+
+  async #save(server: McpServer): Promise<McpServer> {
+    await this.deps.store.put(server);
+    this.#servers.set(server.id, server);
+    return server;
+  }
+
+  async #load(): Promise<void> {
+    const [servers, catalogs] = await Promise.all([this.deps.store.list(), this.deps.store.catalogs()]);
+    this.#servers = new Map(servers.map((s) => [s.id, s]));
+    this.#catalogs = new Map(catalogs.map((c) => [c.serverId, c]));
+  }
+}
+
+const serverIdOf = (tool: CatalogTool) => tool.toolId.slice('mcp/'.length, tool.toolId.indexOf(':'));
+
+function forModel(outcome: McpCallOutcome): McpModelResult {
+  switch (outcome.kind) {
+    case 'result':
+      return mcpResultForModel(outcome.result);
+    case 'server_error':
+      return mcpServerErrorForModel(outcome.error);
+    case 'unsupported':
+      return {
+        content: `The server's answer could not be used: ${outcome.message}`,
+        structured: {},
+        isError: true,
+      };
+    case 'not_sent':
+      return {
+        content: outcome.error.message,
+        structured: { error: { code: outcome.error.code, message: outcome.error.message } },
+        isError: true,
+      };
+    case 'unknown':
+      return { content: outcome.message, structured: {}, isError: true };
+  }
+}
+
+const orThrow = <T>(r: { ok: true; value: T } | { ok: false; error: HearthError }): T => {
+  if (!r.ok) throw new HearthFailure(r.error);
+  return r.value;
+};
