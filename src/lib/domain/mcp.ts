@@ -51,13 +51,18 @@ export const mcpServerSchema = z.strictObject({
   permissions: z.record(z.string(), z.enum(['ask', 'allow'])),
   /** Tools the person chose Always allow for, each with the endpoint it was allowed at. */
   alwaysAllowed: z.record(z.string(), z.string()),
+  /** A client id the person registered with the server's authorization server, instead of Hearth registering one. */
+  oauthClientId: z.string().optional(),
   createdAt: z.number(),
   updatedAt: z.number(),
 });
 export type McpServer = z.infer<typeof mcpServerSchema>;
 
 /** What a person types to add or edit a server. */
-export type McpServerDraft = Pick<McpServer, 'displayName' | 'endpoint' | 'headers' | 'protocolVersion'>;
+export type McpServerDraft = Pick<
+  McpServer,
+  'displayName' | 'endpoint' | 'headers' | 'protocolVersion' | 'oauthClientId'
+>;
 
 const invalid = (message: string) => err(hearthError('mcp.server_invalid', message));
 
@@ -83,6 +88,22 @@ export function normalizeEndpoint(raw: string): Result<string, HearthError> {
   return ok(url.href);
 }
 
+/**
+ * Why a header name is refused, quoting it only up to the first character a name cannot hold:
+ * a name field often gets a whole `Authorization: Bearer …` line pasted in, and its value is a
+ * secret that no error text may repeat.
+ */
+function invalidHeaderName(name: string): string {
+  if (!name) return 'A header with a value needs a name.';
+  const chars = [...name];
+  const at = chars.findIndex((c) => !HEADER_NAME.test(c));
+  const bad = JSON.stringify(chars[at]);
+  const start = chars.slice(0, at).join('');
+  return start
+    ? `The header name "${start}…" cannot contain ${bad}: enter the name and the value in their own fields.`
+    : `A header name cannot start with ${bad}.`;
+}
+
 /** A draft checked and normalized: trimmed name, normal endpoint, valid headers (tools.md §15.1). */
 export function checkServerDraft(draft: McpServerDraft): Result<McpServerDraft, HearthError> {
   const displayName = draft.displayName.trim();
@@ -95,7 +116,7 @@ export function checkServerDraft(draft: McpServerDraft): Result<McpServerDraft, 
   for (const { name: raw, value } of draft.headers) {
     const name = raw.trim();
     if (!name && !value) continue;
-    if (!HEADER_NAME.test(name)) return invalid(`"${name}" is not a valid header name.`);
+    if (!HEADER_NAME.test(name)) return invalid(invalidHeaderName(name));
     const lower = name.toLowerCase();
     if (RESERVED_HEADERS.includes(lower)) return invalid(`The header ${name} is set by Hearth itself.`);
     if (seen.has(lower)) return invalid(`The header ${name} is given twice.`);
@@ -103,7 +124,14 @@ export function checkServerDraft(draft: McpServerDraft): Result<McpServerDraft, 
     seen.add(lower);
     headers.push({ name, value });
   }
-  return ok({ displayName, endpoint: endpoint.value, headers, protocolVersion: draft.protocolVersion });
+  const oauthClientId = draft.oauthClientId?.trim();
+  return ok({
+    displayName,
+    endpoint: endpoint.value,
+    headers,
+    protocolVersion: draft.protocolVersion,
+    ...(oauthClientId ? { oauthClientId } : {}),
+  });
 }
 
 /** A tool's hints as the server describes it; untrusted, shown as the server's claims. */
