@@ -90,6 +90,11 @@ export interface HostileMcpServerOptions {
   sse?: boolean;
   /** Requests without this header (and value) get 401 with `WWW-Authenticate: Bearer`; preflights pass. */
   requireHeader?: { name: string; value: string };
+  /**
+   * An OAuth-protected resource: requests whose `Authorization: Bearer <token>` fails `accepts`
+   * get 401 with `WWW-Authenticate: Bearer resource_metadata="<resourceMetadataUrl>"`.
+   */
+  bearer?: { accepts(token: string): boolean; resourceMetadataUrl: string };
 }
 
 export interface HostileMcpServer {
@@ -176,6 +181,17 @@ export async function startHostileMcpServer(options: HostileMcpServerOptions): P
       res
         .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' })
         .end(JSON.stringify({ error: 'invalid_token', error_description: `${required.name} is required` }));
+      return;
+    }
+    const bearer = options.bearer;
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (bearer !== undefined && (token === undefined || !bearer.accepts(token))) {
+      res
+        .writeHead(401, {
+          'content-type': 'application/json',
+          'www-authenticate': `Bearer error="invalid_token", resource_metadata="${bearer.resourceMetadataUrl}"`,
+        })
+        .end(JSON.stringify({ error: 'invalid_token' }));
       return;
     }
     const session = entry.headers['mcp-session-id'];

@@ -12,6 +12,7 @@ import type {
   HearthMethods,
   HearthStreams,
   Lorebook,
+  McpSignInCallback,
   PageMethods,
   PageStreams,
   PendingApproval,
@@ -127,6 +128,11 @@ export class HearthClient {
     discover: (id: string, signal?: AbortSignal) => this.#rpc.call('mcp.discover', { id }, { signal }),
     setPermission: (id: string, tool: string | null, permission: McpPermission) =>
       this.#rpc.call('mcp.setPermission', { id, tool, permission }),
+    signIn: (id: string, redirectUrl: string, signal?: AbortSignal) =>
+      this.#rpc.call('mcp.signIn', { id, redirectUrl }, { signal }),
+    finishSignIn: (callback: McpSignInCallback, signal?: AbortSignal) =>
+      this.#rpc.call('mcp.finishSignIn', callback, { signal }),
+    signOut: (id: string) => this.#rpc.call('mcp.signOut', { id }),
     tryCall: (id: string, tool: string, args: JsonObject, signal?: AbortSignal) =>
       this.#rpc.call('mcp.tryCall', { id, tool, arguments: args }, { signal }),
   };

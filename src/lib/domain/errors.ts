@@ -222,6 +222,8 @@ export type ErrorCode =
   | 'mcp.unreachable'
   | 'mcp.http_error'
   | 'mcp.auth_required'
+  | 'mcp.auth_failed'
+  | 'mcp.sign_in_unknown'
   | 'mcp.protocol_unsupported'
   | 'mcp.invalid_response'
   | 'mcp.response_too_large'

@@ -1,6 +1,7 @@
 import type { HearthError } from '$lib/domain/errors';
 import type { JsonObject } from '$lib/domain/json';
 import type { McpCallResult, McpCatalog, McpServer, McpTool } from '$lib/domain/mcp';
+import type { McpCredentials } from '$lib/domain/mcp-credentials';
 import type { Result } from '$lib/domain/result';
 
 /** Registered MCP servers and what discovery found on them (IndexedDB). */
@@ -16,7 +17,19 @@ export interface McpStore {
 }
 
 /** What a connector needs of a registration to reach it. */
-export type McpTarget = Pick<McpServer, 'id' | 'endpoint' | 'headers' | 'protocolVersion'>;
+export type McpTarget = Pick<McpServer, 'id' | 'endpoint' | 'headers' | 'protocolVersion' | 'oauthClientId'>;
+
+/** Sign-in results kept on this device, one row per server (IndexedDB). */
+export interface McpCredentialStore {
+  get(serverId: string): Promise<McpCredentials | undefined>;
+  put(credentials: McpCredentials): Promise<void>;
+  delete(serverId: string): Promise<void>;
+  /** The server whose sign-in under way has this `state`. */
+  byState(state: string): Promise<McpCredentials | undefined>;
+}
+
+/** Where a sign-in stands after asking the server: already good, or the page the person must visit. */
+export type McpSignInStep = { kind: 'signed_in' } | { kind: 'visit'; authorizationUrl: string };
 
 /** A server's tools as discovery lists them (every page, within the limits). */
 export interface McpDiscovery {
@@ -40,6 +53,14 @@ export type McpCallOutcome =
 export interface McpConnector {
   discover(target: McpTarget, signal: AbortSignal): Promise<Result<McpDiscovery, HearthError>>;
   call(target: McpTarget, tool: string, args: JsonObject, signal: AbortSignal): Promise<McpCallOutcome>;
+  /** Starts an OAuth sign-in (tools.md §15, D1): metadata discovery, client registration, PKCE. */
+  signIn(
+    target: McpTarget,
+    redirectUrl: string,
+    signal: AbortSignal,
+  ): Promise<Result<McpSignInStep, HearthError>>;
+  /** Trades the code the callback brought back for tokens (its `state` was checked by the caller). */
+  finishSignIn(target: McpTarget, code: string, signal: AbortSignal): Promise<Result<void, HearthError>>;
   /** Ends a server's open connection (its registration changed or went away). */
   forget(serverId: string): Promise<void>;
 }

@@ -18,7 +18,14 @@ import {
 } from '$lib/domain/mcp';
 import { mcpToolId } from '$lib/domain/tool-id';
 import type { Clock } from '$lib/ports/clock';
-import type { McpCallOutcome, McpConnector, McpStore } from '$lib/ports/mcp';
+import { SIGN_IN_TTL_MS, signInStatus, type McpSignInStatus } from '$lib/domain/mcp-credentials';
+import type {
+  McpCallOutcome,
+  McpConnector,
+  McpCredentialStore,
+  McpSignInStep,
+  McpStore,
+} from '$lib/ports/mcp';
 import { failure, success, type ToolOutcome } from '$lib/tools/tool';
 import type { CatalogTool, ToolProvider } from './tool-catalog';
 
@@ -44,6 +51,15 @@ export interface McpServerView {
   /** Null before the first discovery; `stale` when the endpoint changed since. */
   catalog: (Pick<McpCatalog, 'discoveredAt' | 'protocolVersion' | 'server'> & { stale: boolean }) | null;
   tools: McpToolRow[];
+  signIn: McpSignInStatus;
+}
+
+/** What the sign-in callback page passed back (the authorization server's redirect). */
+export interface McpSignInCallback {
+  state: string;
+  code?: string;
+  error?: string;
+  errorDescription?: string;
 }
 
 /** How a tool result reached the servers page's "Try": what the model would read. */
@@ -61,6 +77,7 @@ export class McpServers {
   constructor(
     private readonly deps: {
       store: McpStore;
+      credentials: McpCredentialStore;
       connector: McpConnector;
       clock: Clock;
       newId: () => string;
@@ -69,7 +86,7 @@ export class McpServers {
 
   async list(): Promise<McpServerView[]> {
     await this.#load();
-    return [...this.#servers.values()].map((s) => this.#view(s));
+    return Promise.all([...this.#servers.values()].map((s) => this.#view(s)));
   }
 
   async create(draft: McpServerDraft): Promise<McpServerView> {
@@ -92,7 +109,12 @@ export class McpServers {
     const server = await this.#server(id);
     const checked = orThrow(checkServerDraft(draft));
     await this.deps.connector.forget(id);
-    return this.#view(await this.#save({ ...server, ...checked, updatedAt: this.deps.clock.now() }));
+    // A sign-in belongs to the endpoint and client it was made with.
+    if (checked.endpoint !== server.endpoint || checked.oauthClientId !== server.oauthClientId) {
+      await this.deps.credentials.delete(id);
+    }
+    const { oauthClientId: _, ...rest } = server;
+    return this.#view(await this.#save({ ...rest, ...checked, updatedAt: this.deps.clock.now() }));
   }
 
   async setState(id: string, state: McpServer['state']): Promise<McpServerView> {
@@ -153,6 +175,55 @@ export class McpServers {
       alwaysAllowed: { ...server.alwaysAllowed, [tool]: server.endpoint },
       updatedAt: this.deps.clock.now(),
     });
+  }
+
+  /**
+   * Starts signing in (D1): the page then sends the person to `authorizationUrl` in a popup,
+   * whose callback hands back a code and the `state` made here.
+   */
+  async signIn(id: string, redirectUrl: string, signal: AbortSignal): Promise<McpSignInStep> {
+    const server = await this.#server(id);
+    await this.deps.connector.forget(id);
+    return orThrow(await this.deps.connector.signIn(server, redirectUrl, signal));
+  }
+
+  /** The callback's answer: its `state` must be one a sign-in here is waiting for. */
+  async finishSignIn(callback: McpSignInCallback, signal: AbortSignal): Promise<McpServerView> {
+    const pending = await this.deps.credentials.byState(callback.state);
+    const started = pending?.pending?.startedAt;
+    if (!pending || started === undefined || this.deps.clock.now() - started > SIGN_IN_TTL_MS) {
+      throw new HearthFailure(
+        hearthError(
+          'mcp.sign_in_unknown',
+          'This sign-in was not started here, or it took too long. Press Sign in again.',
+        ),
+      );
+    }
+    await this.deps.credentials.put({ ...pending, pending: undefined });
+    const server = await this.#server(pending.serverId);
+    if (!callback.code) {
+      const why = [callback.error, callback.errorDescription].filter(Boolean).join(': ');
+      throw new HearthFailure(
+        hearthError(
+          'mcp.auth_failed',
+          `Signing in to ${server.displayName} was refused${why ? ` (${why})` : ''}.`,
+        ),
+      );
+    }
+    orThrow(await this.deps.connector.finishSignIn(server, callback.code, signal));
+    return this.#view(server);
+  }
+
+  /** Forgets the tokens (the registered client stays, so the next sign-in is quicker). */
+  async signOut(id: string): Promise<McpServerView> {
+    const server = await this.#server(id);
+    await this.deps.connector.forget(id);
+    const stored = await this.deps.credentials.get(id);
+    if (stored) {
+      const { tokens: _t, tokensAt: _a, codeVerifier: _v, pending: _p, ...kept } = stored;
+      await this.deps.credentials.put(kept);
+    }
+    return this.#view(server);
   }
 
   /** The servers page's "Try": one call with arguments typed by the person, whatever its permission. */
@@ -241,10 +312,11 @@ export class McpServers {
     };
   }
 
-  #view(server: McpServer): McpServerView {
+  async #view(server: McpServer): Promise<McpServerView> {
     const catalog = this.#catalogs.get(server.id);
     return {
       server,
+      signIn: signInStatus(await this.deps.credentials.get(server.id), server.endpoint),
       catalog: catalog
         ? {
             discoveredAt: catalog.discoveredAt,

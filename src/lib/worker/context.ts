@@ -33,7 +33,7 @@ import { DexieChatStore } from '$lib/adapters/db/chat-store';
 import { DexieRecordStore } from '$lib/adapters/db/record-files';
 import { TieredWorkspaceStore } from '$lib/adapters/tiered-workspace';
 import { runtimeTools } from '$lib/tools/runtime-tools';
-import { DexieMcpStore } from '$lib/adapters/db/mcp-store';
+import { DexieMcpCredentialStore, DexieMcpStore } from '$lib/adapters/db/mcp-store';
 import { SdkMcpConnector } from '$lib/adapters/mcp/connector';
 import { McpServers } from '$lib/runtime/mcp-servers';
 
@@ -122,9 +122,19 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     page: options.page,
   });
   const workspaces = new TieredWorkspaceStore(options.workspaces, new DexieRecordStore(db));
+  const credentials = new DexieMcpCredentialStore(db);
   const mcp = new McpServers({
     store: new DexieMcpStore(db),
-    connector: new SdkMcpConnector(doFetch),
+    credentials,
+    connector: new SdkMcpConnector(
+      doFetch,
+      {},
+      {
+        credentials,
+        now: () => systemClock.now(),
+        newState: () => crypto.randomUUID(),
+      },
+    ),
     clock: systemClock,
     newId: () => crypto.randomUUID(),
   });

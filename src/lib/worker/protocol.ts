@@ -3,7 +3,8 @@ import type { HearthError } from '$lib/domain/errors';
 import type { RunEvent } from '$lib/domain/events';
 import type { JsonObject } from '$lib/domain/json';
 import type { McpPermission, McpServer, McpServerDraft } from '$lib/domain/mcp';
-import type { McpServerView, McpToolRow, McpTryResult } from '$lib/runtime/mcp-servers';
+import type { McpServerView, McpSignInCallback, McpToolRow, McpTryResult } from '$lib/runtime/mcp-servers';
+import type { McpSignInStep } from '$lib/ports/mcp';
 import type { ModelMode, ProfileProblem, ProfileScope, ProfileV5 } from '$lib/domain/profile';
 import type { ProfileIssue } from '$lib/ports/profiles';
 import type { PrunedLevel, RetentionPolicy, RetentionPreview, RetentionResult } from '$lib/domain/retention';
@@ -462,9 +463,14 @@ export type McpMethods = {
   /** `tool` null: every discovered tool of the server. */
   'mcp.setPermission': (p: { id: string; tool: string | null; permission: McpPermission }) => McpServerView;
   'mcp.tryCall': (p: { id: string; tool: string; arguments: JsonObject }) => McpTryResult;
+  /** Starts an OAuth sign-in; `redirectUrl` is the app's static callback page. */
+  'mcp.signIn': (p: { id: string; redirectUrl: string }) => McpSignInStep;
+  /** What the callback page broadcast; its `state` is checked against the sign-ins under way. */
+  'mcp.finishSignIn': (p: McpSignInCallback) => McpServerView;
+  'mcp.signOut': (p: { id: string }) => McpServerView;
 };
 
-export type { McpServerView, McpToolRow, McpTryResult };
+export type { McpServerView, McpSignInCallback, McpSignInStep, McpToolRow, McpTryResult };
 
 export type HearthMethods = SessionMethods &
   McpMethods &

@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHearthDatabase } from '$lib/adapters/db/database';
-import { DexieMcpStore } from '$lib/adapters/db/mcp-store';
+import { DexieMcpCredentialStore, DexieMcpStore } from '$lib/adapters/db/mcp-store';
 import { SdkMcpConnector } from '$lib/adapters/mcp/connector';
 import { systemClock } from '$lib/adapters/system/clock';
 import type { RunEvent } from '$lib/domain/events';
@@ -32,6 +32,7 @@ async function setup(turns: Parameters<typeof scriptedGateway>[0], endpoint = ev
   let n = 0;
   const mcp = new McpServers({
     store: new DexieMcpStore(db),
+    credentials: new DexieMcpCredentialStore(db),
     connector: new SdkMcpConnector(fetch, { callMs: 2_000 }),
     clock: systemClock,
     newId: () => `55555555-5555-4555-8555-55555555555${n++}`,

@@ -5,6 +5,7 @@ import type { RunRecord } from '$lib/domain/run';
 import type { SessionMessage, SessionRecord } from '$lib/domain/session';
 import type { JsonValue } from '$lib/domain/json';
 import type { McpCatalog, McpServer } from '$lib/domain/mcp';
+import type { McpCredentials } from '$lib/domain/mcp-credentials';
 import type {
   CharacterRecord,
   ChatMessageRow,
@@ -45,6 +46,8 @@ export type HearthDatabase = Dexie & {
   records: Dexie.Table<RecordRow, [string, string]>;
   mcpServers: EntityTable<McpServer, 'id'>;
   mcpCatalogs: EntityTable<McpCatalog, 'serverId'>;
+  /** Sign-in secrets (OAuth client, tokens): never exported. */
+  mcpCredentials: EntityTable<McpCredentials, 'serverId'>;
 };
 
 /**
@@ -88,7 +91,7 @@ export function openHearthDatabase(name = 'hearth'): HearthDatabase {
   // Version 5: the runtime's records (`runs/`, `run/`, `tool-results/` of a workspace), written
   // in the journal's transactions. Older runs keep theirs in OPFS, where they are still read.
   db.version(5).stores({ records: '[workspace+path], workspace' });
-  // Version 6: MCP server registrations and what discovery found on each.
-  db.version(6).stores({ mcpServers: 'id', mcpCatalogs: 'serverId' });
+  // Version 6: MCP server registrations, what discovery found on each, and sign-ins.
+  db.version(6).stores({ mcpServers: 'id', mcpCatalogs: 'serverId', mcpCredentials: 'serverId' });
   return db;
 }

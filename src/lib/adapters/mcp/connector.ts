@@ -1,3 +1,4 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   StreamableHTTPClientTransport,
@@ -9,9 +10,24 @@ import { hearthError, type HearthError } from '$lib/domain/errors';
 import type { JsonObject } from '$lib/domain/json';
 import { MCP_LIMITS, type McpLimits, type McpTool } from '$lib/domain/mcp';
 import { err, ok, type Result } from '$lib/domain/result';
-import type { McpCallOutcome, McpConnector, McpDiscovery, McpTarget } from '$lib/ports/mcp';
-import { describeFailure, readTool } from './failures';
+import type {
+  McpCallOutcome,
+  McpConnector,
+  McpCredentialStore,
+  McpDiscovery,
+  McpSignInStep,
+  McpTarget,
+} from '$lib/ports/mcp';
+import { describeFailure, describeSignInFailure, readTool } from './failures';
 import { limitedFetch, requestWatch, type RequestWatch } from './limited-fetch';
+import { SignInNeeded, StoredOAuthProvider } from './oauth-provider';
+
+/** Signing in (OAuth): where its results are kept, and the clock and randomness it uses. */
+export interface McpSignInDeps {
+  credentials: McpCredentialStore;
+  now: () => number;
+  newState: () => string;
+}
 
 /** An unused connection ends after this long; the next call connects again. */
 const IDLE_MS = 60_000;
@@ -35,12 +51,55 @@ export class SdkMcpConnector implements McpConnector {
   readonly #pool = new Map<string, Connection[]>();
   readonly #limits: McpLimits;
 
-  /** `limits`: tools.md §15.1's unless a test shortens the waits. */
+  /** `limits`: tools.md §15.1's unless a test shortens the waits; without `signIn`, no OAuth. */
   constructor(
     private readonly fetch: typeof globalThis.fetch = globalThis.fetch.bind(globalThis),
     limits: Partial<McpLimits> = {},
+    private readonly signInDeps?: McpSignInDeps,
   ) {
     this.#limits = { ...MCP_LIMITS, ...limits };
+  }
+
+  async signIn(
+    target: McpTarget,
+    redirectUrl: string,
+    signal: AbortSignal,
+  ): Promise<Result<McpSignInStep, HearthError>> {
+    const deadline = AbortSignal.any([signal, AbortSignal.timeout(this.#limits.connectMs)]);
+    const { client, transport, provider, watch } = await this.#open(target, redirectUrl);
+    try {
+      // Connecting asks the server; a 401 starts the SDK's sign-in, which stops at the visit.
+      await client.connect(transport, { signal: deadline, timeout: this.#limits.connectMs });
+      return ok({ kind: 'signed_in' });
+    } catch (e) {
+      if (provider?.authorizationUrl) {
+        return ok({ kind: 'visit', authorizationUrl: provider.authorizationUrl.href });
+      }
+      return err(describeSignInFailure(e, target, watch, deadline.aborted));
+    } finally {
+      await client.close().catch(() => {});
+    }
+  }
+
+  async finishSignIn(
+    target: McpTarget,
+    code: string,
+    signal: AbortSignal,
+  ): Promise<Result<void, HearthError>> {
+    const deadline = AbortSignal.any([signal, AbortSignal.timeout(this.#limits.connectMs)]);
+    const { transport, watch } = await this.#open(target);
+    try {
+      await Promise.race([
+        transport.finishAuth(code),
+        new Promise((_, reject) => deadline.addEventListener('abort', () => reject(deadline.reason))),
+      ]);
+      await this.forget(target.id);
+      return ok(undefined);
+    } catch (e) {
+      return err(describeSignInFailure(e, target, watch, deadline.aborted));
+    } finally {
+      await transport.close().catch(() => {});
+    }
   }
 
   async discover(target: McpTarget, signal: AbortSignal): Promise<Result<McpDiscovery, HearthError>> {
@@ -167,18 +226,7 @@ export class SdkMcpConnector implements McpConnector {
       idle.busy = true;
       return ok(idle);
     }
-    const watch = requestWatch();
-    const transport = new StreamableHTTPClientTransport(new URL(target.endpoint), {
-      fetch: limitedFetch(this.fetch, watch, target, this.#limits.responseBytes),
-      requestInit: { headers: Object.fromEntries(target.headers.map((h) => [h.name, h.value])) },
-      reconnectionOptions: {
-        maxRetries: 0,
-        initialReconnectionDelay: 1_000,
-        maxReconnectionDelay: 1_000,
-        reconnectionDelayGrowFactor: 1,
-      },
-    });
-    const client = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    const { client, transport, watch } = await this.#open(target);
     const connection: Connection = { key, client, watch, busy: true };
     try {
       await client.connect(transport, { signal, timeout: this.#limits.connectMs });
@@ -188,6 +236,35 @@ export class SdkMcpConnector implements McpConnector {
     }
     current.push(connection);
     return ok(connection);
+  }
+
+  /**
+   * A client and transport for one server. With sign-in available, a 401 is answered with the
+   * stored tokens, refreshed when they ran out; `redirectUrl` marks a sign-in the person started.
+   */
+  async #open(target: McpTarget, redirectUrl?: string) {
+    const watch = requestWatch();
+    const deps = this.signInDeps;
+    const provider = deps
+      ? new StoredOAuthProvider(deps.credentials, target, await deps.credentials.get(target.id), {
+          interactive: redirectUrl !== undefined,
+          redirectUrl,
+          now: deps.now,
+          newState: deps.newState,
+        })
+      : undefined;
+    const transport = new StreamableHTTPClientTransport(new URL(target.endpoint), {
+      fetch: limitedFetch(this.fetch, watch, target, this.#limits.responseBytes),
+      ...(provider ? { authProvider: provider } : {}),
+      reconnectionOptions: {
+        maxRetries: 0,
+        initialReconnectionDelay: 1_000,
+        maxReconnectionDelay: 1_000,
+        reconnectionDelayGrowFactor: 1,
+      },
+    });
+    const client = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    return { client, transport, provider, watch };
   }
 
   #release(serverId: string, connection: Connection, healthy: boolean): void {
@@ -234,6 +311,10 @@ function callFailure(
       message: `The server's answer was larger than ${kib(limits.responseBytes)}, so it was not read.`,
     };
   }
+  // A 401 the stored sign-in could not answer: the server ran nothing.
+  if (e instanceof UnauthorizedError || e instanceof SignInNeeded) {
+    return { kind: 'not_sent', error: describeFailure(e, target, watch, 'calling the tool') };
+  }
   if (signal.aborted) {
     return {
       kind: 'unknown',
@@ -271,9 +352,13 @@ function callFailure(
     return { kind: 'server_error', error: { code: e.code, message: stripPrefix(e.message), data: e.data } };
   }
   if (e instanceof StreamableHTTPError && watch.status !== undefined) {
-    return { kind: 'not_sent', error: describeFailure(e, target, watch, 'calling the tool') };
-  }
-  if (watch.status === undefined && e instanceof TypeError) {
+    // A refusal (4xx) ran nothing; a failure (5xx) is the server's answer, whatever it ran.
+    if (watch.status >= 500) {
+      return {
+        kind: 'server_error',
+        error: { code: watch.status, message: `The server failed with HTTP ${watch.status}.` },
+      };
+    }
     return { kind: 'not_sent', error: describeFailure(e, target, watch, 'calling the tool') };
   }
   if (watch.status !== undefined) {

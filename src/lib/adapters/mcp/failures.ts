@@ -1,4 +1,6 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { hearthError, type HearthError } from '$lib/domain/errors';
 import { isJsonObject } from '$lib/domain/json';
@@ -6,6 +8,7 @@ import { MCP_LIMITS, type McpTool, type McpToolAnnotations } from '$lib/domain/m
 import { err, ok, type Result } from '$lib/domain/result';
 import type { McpTarget } from '$lib/ports/mcp';
 import { PinnedVersionRefused, type RequestWatch } from './limited-fetch';
+import { SignInNeeded } from './oauth-provider';
 
 /** What a server must answer to a page on another origin (the CORS headers), for the person to pass on. */
 export function corsAdvice(target: McpTarget): string {
@@ -46,6 +49,7 @@ export function describeFailure(
     );
   }
   if (stage === 'cancelled') return hearthError('mcp.timeout', `Stopped before ${host} answered.`);
+  if (e instanceof SignInNeeded || e instanceof UnauthorizedError) return signInRequired(host);
   if (e instanceof PinnedVersionRefused) {
     return hearthError(
       'mcp.protocol_unsupported',
@@ -68,13 +72,7 @@ export function describeFailure(
   if (e instanceof StreamableHTTPError || (watch.status !== undefined && watch.status >= 400)) {
     const code = e instanceof StreamableHTTPError ? (e.code ?? 0) : 0;
     const status = code > 0 ? code : (watch.status ?? 0);
-    if (status === 401 || status === 403) {
-      return hearthError(
-        'mcp.auth_required',
-        `${host} asks to sign in (HTTP ${status}). Add the credentials it expects as a header (for example Authorization: Bearer …).`,
-        { status },
-      );
-    }
+    if (status === 401 || status === 403) return signInRequired(host, status);
     if (status === 404 || status === 405) {
       return hearthError(
         'mcp.http_error',
@@ -107,6 +105,43 @@ export function describeFailure(
   return hearthError(
     'mcp.invalid_response',
     `${host} failed while ${stage}: ${e instanceof Error ? e.message : String(e)}`,
+  );
+}
+
+function signInRequired(host: string, status?: number): HearthError {
+  return hearthError(
+    'mcp.auth_required',
+    `${host} asks to sign in${status ? ` (HTTP ${status})` : ''}. Press Sign in on its card on the MCP servers page, or add the credentials it expects as a header (for example Authorization: Bearer …).`,
+    status ? { status } : {},
+  );
+}
+
+/** Why a sign-in could not start or finish, with what the person can do about it. */
+export function describeSignInFailure(
+  e: unknown,
+  target: McpTarget,
+  watch: RequestWatch,
+  timedOut: boolean,
+): HearthError {
+  const host = new URL(target.endpoint).host;
+  if (timedOut) return hearthError('mcp.timeout', `Signing in to ${host} did not finish in time.`);
+  if (e instanceof OAuthError) {
+    return hearthError(
+      'mcp.auth_failed',
+      `Signing in to ${host} failed: the authorization server answered ${e.errorCode}${e.message ? ` (${e.message})` : ''}. Try again; if it keeps failing, the server may need a client id registered for Hearth.`,
+    );
+  }
+  if (e instanceof TypeError && watch.status !== undefined) {
+    return hearthError(
+      'mcp.auth_failed',
+      `Signing in to ${host} failed: its authorization server could not be reached from this page. It may be down, or it may not allow requests from other sites (CORS on its metadata, registration and token endpoints); a pre-registered client id does not avoid that.`,
+    );
+  }
+  if (e instanceof Error && watch.status === undefined)
+    return describeFailure(e, target, watch, 'signing in');
+  return hearthError(
+    'mcp.auth_failed',
+    `Signing in to ${host} failed: ${e instanceof Error ? e.message : String(e)}`,
   );
 }
 

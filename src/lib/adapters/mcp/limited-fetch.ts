@@ -25,9 +25,11 @@ export function requestWatch(): RequestWatch {
 }
 
 /**
- * The fetch the SDK's transport uses: no redirects, responses cut at `maxBytes`, no standalone
- * event stream (a GET is answered 405 here, as a server without one would), and a pinned
- * protocol version asked for in `initialize` and checked in its answer.
+ * The fetch the SDK's transport uses. Requests to the endpoint carry the registration's headers,
+ * follow no redirects, get no standalone event stream (a GET is answered 405 here, as a server
+ * without one would), and a pinned protocol version is asked for in `initialize` and checked in
+ * its answer. The sign-in's requests (metadata, registration, tokens) go to the authorization
+ * server without those headers. Every response is cut at `maxBytes`.
  */
 export function limitedFetch(
   base: typeof fetch,
@@ -35,8 +37,17 @@ export function limitedFetch(
   target: McpTarget,
   maxBytes: number,
 ): typeof fetch {
+  const endpoint = new URL(target.endpoint).href;
   return async (input, init = {}) => {
-    if ((init.method ?? 'GET').toUpperCase() === 'GET') return new Response(null, { status: 405 });
+    const url = input instanceof Request ? input.url : String(input);
+    const method = (init.method ?? 'GET').toUpperCase();
+    if (url !== endpoint) {
+      const response = await base(input, { ...init, redirect: method === 'GET' ? 'follow' : 'error' });
+      return limited(response, maxBytes, () => {});
+    }
+    if (method === 'GET') return new Response(null, { status: 405 });
+    const headers = new Headers(init.headers);
+    for (const h of target.headers) headers.set(h.name, h.value);
     let body = init.body;
     const pinned = target.protocolVersion !== 'auto' ? target.protocolVersion : null;
     const message =
@@ -48,33 +59,37 @@ export function limitedFetch(
       message.params.protocolVersion = pinned;
       body = JSON.stringify(message);
     }
-    const response = await base(input, { ...init, body, redirect: 'error' });
+    const response = await base(input, { ...init, headers, body, redirect: 'error' });
     watch.status = response.status;
     const agreed = response.headers.get('mcp-protocol-version');
     if (agreed) watch.protocolVersion = agreed;
-    if (!response.body) return response;
-    let seen = 0;
-    const limited = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          seen += chunk.byteLength;
-          if (seen > maxBytes) {
-            watch.tooLarge = true;
-            controller.error(new Error(`The response is larger than ${maxBytes} bytes.`));
-            return;
-          }
-          controller.enqueue(chunk);
-        },
-      }),
-    );
-    const read = new Response(limited, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    const read = limited(response, maxBytes, () => (watch.tooLarge = true));
     if (!initializing) return read;
     return watchInitialize(read, watch, pinned);
   };
+}
+
+function limited(response: Response, maxBytes: number, onTooLarge: () => void): Response {
+  if (!response.body) return response;
+  let seen = 0;
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > maxBytes) {
+          onTooLarge();
+          controller.error(new Error(`The response is larger than ${maxBytes} bytes.`));
+          return;
+        }
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 /** Reads `initialize`'s answer for its protocol version (and refuses another one than pinned). */

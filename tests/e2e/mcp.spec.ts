@@ -1,0 +1,147 @@
+import type { Page } from '@playwright/test';
+import { startHostileMcpServer, type HostileMcpServer } from '../support/hostile-mcp-server.ts';
+import { startEverythingServer } from '../support/mcp-everything.ts';
+import { startOAuthServer, type OAuthServer } from '../support/oauth-server.ts';
+import type { ScriptedLlmServer } from '../support/scripted-llm-server.ts';
+import { addScriptedConnection, expect, expectReply, startSession, test } from './fixtures';
+
+const mcpCall = (id: string, name: string, args: object) => ({
+  text: [],
+  toolCalls: [{ id, name, arguments: [JSON.stringify(args)] }],
+});
+
+function toolResult(llm: ScriptedLlmServer, id: string): string | undefined {
+  for (const r of llm.requests) {
+    const body = r.body as { messages?: { role: string; tool_call_id?: string; content: string }[] };
+    const found = body.messages?.find((m) => m.role === 'tool' && m.tool_call_id === id);
+    if (found) return found.content;
+  }
+  return undefined;
+}
+
+const serverCard = (page: Page, name: string) => page.getByRole('listitem', { name: `MCP server ${name}` });
+const approvalCard = (page: Page) => page.getByRole('region', { name: 'Approval needed' });
+
+async function addServer(page: Page, name: string, endpoint: string): Promise<void> {
+  await page.goto('./#/mcp');
+  await page.getByRole('button', { name: 'Add server' }).click();
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Endpoint').fill(endpoint);
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(serverCard(page, name)).toContainText('Paused');
+}
+
+test('server-everything: discovered on the servers page, one tool asks and one is allowed, results reach the agent and the run view', async ({
+  page,
+  llm,
+}) => {
+  const everything = await startEverythingServer();
+  try {
+    await addScriptedConnection(page, llm);
+    await addServer(page, 'Everything', everything.url);
+    const card = serverCard(page, 'Everything');
+    await card.getByRole('button', { name: 'Discover' }).click();
+    await expect(card.getByText('echo', { exact: true })).toBeVisible();
+    await card.getByRole('combobox', { name: 'Permission for echo' }).selectOption('Ask');
+    await card.getByRole('combobox', { name: 'Permission for get-sum' }).selectOption('Allow');
+    await card.getByRole('button', { name: 'Activate' }).click();
+    await expect(card).toContainText('Active');
+
+    llm.script(
+      mcpCall('e1', 'mcp__Everything__echo', { message: 'first' }),
+      mcpCall('e2', 'mcp__Everything__echo', { message: 'second' }),
+      mcpCall('s1', 'mcp__Everything__get-sum', { a: 20, b: 22 }),
+      { text: ['The sum is 42.'] },
+    );
+    await startSession(page, 'use the tools');
+
+    // Ask: the card names the server, its host and the tool, with the arguments in full.
+    const host = new URL(everything.url).host;
+    await expect(approvalCard(page)).toContainText('echo');
+    await expect(approvalCard(page)).toContainText('Everything');
+    await expect(approvalCard(page)).toContainText(host);
+    await expect(approvalCard(page).getByRole('textbox', { name: 'Arguments' })).toHaveValue(/first/);
+    await approvalCard(page).getByRole('button', { name: 'Deny' }).click();
+
+    await expect(approvalCard(page).getByRole('textbox', { name: 'Arguments' })).toHaveValue(/second/);
+    await approvalCard(page).getByRole('button', { name: 'Approve' }).click();
+
+    // Allow: get-sum runs without a card.
+    await expectReply(page, 'The sum is 42.');
+    await expect(approvalCard(page)).toHaveCount(0);
+    expect(toolResult(llm, 'e1')).toContain('declined');
+    expect(toolResult(llm, 'e2')).toContain('Echo: second');
+    expect(toolResult(llm, 's1')).toContain('42');
+
+    await page.getByRole('link', { name: /4 rounds · .* · details/ }).click();
+    await expect(page.locator('[data-approval]')).toHaveText(['denied by you', 'approved by you']);
+    await expect(page.getByText('mcp__Everything__get-sum').first()).toBeVisible();
+  } finally {
+    await everything.close();
+  }
+});
+
+test('signing in with OAuth from the servers page: a popup, the callback, then the tools', async ({
+  page,
+  context,
+}) => {
+  // The guarded server asks the authorization server, which needs the guarded server's address.
+  const issuer: { server?: OAuthServer } = {};
+  const guarded: HostileMcpServer = await startHostileMcpServer({
+    behaviour: 'ok',
+    bearer: {
+      accepts: (token) => issuer.server?.accepts(token) ?? false,
+      get resourceMetadataUrl() {
+        return issuer.server?.resourceMetadataUrl ?? '';
+      },
+    },
+  });
+  const oauth = (issuer.server = await startOAuthServer({ resource: guarded.url }));
+  try {
+    await addServer(page, 'Guarded', guarded.url);
+    const card = serverCard(page, 'Guarded');
+    await card.getByRole('button', { name: 'Discover' }).click();
+    await expect(card.getByRole('alert')).toContainText('asks to sign in');
+
+    const popupOpened = context.waitForEvent('page');
+    await card.getByRole('button', { name: 'Sign in' }).click();
+    const popup = await popupOpened;
+    await expect(popup.getByRole('heading', { name: /Let Hearth use the test server/ })).toBeVisible();
+    await popup.getByRole('link', { name: 'Approve' }).click();
+
+    await expect(card.getByText('Signed in')).toBeVisible();
+    await popup.waitForEvent('close');
+    await card.getByRole('button', { name: 'Discover' }).click();
+    await expect(card.getByText('echo', { exact: true })).toBeVisible();
+    expect(oauth.log).toEqual(['register', 'authorize', 'token:authorization_code']);
+
+    await card.getByRole('button', { name: 'Sign out' }).click();
+    await expect(card.getByRole('button', { name: 'Sign in' })).toBeVisible();
+    await card.getByRole('button', { name: 'Refresh' }).click();
+    await expect(card.getByRole('alert')).toContainText('asks to sign in');
+  } finally {
+    await guarded.close();
+    await oauth.close();
+  }
+});
+
+test('a server that cannot be reached or refuses this page (CORS) is explained, with what to fix', async ({
+  page,
+  context,
+}) => {
+  const noCors = await startHostileMcpServer({ behaviour: 'no-cors' });
+  try {
+    await addServer(page, 'Strict', noCors.url);
+    const card = serverCard(page, 'Strict');
+    await card.getByRole('button', { name: 'Discover' }).click();
+    await expect(card.getByRole('alert')).toContainText('Access-Control-Allow-Headers');
+    await expect(card.getByRole('alert')).toContainText('Mcp-Session-Id');
+
+    await context.setOffline(true);
+    await card.getByRole('button', { name: 'Discover' }).click();
+    await expect(card.getByRole('alert')).toContainText('this device is offline');
+    await context.setOffline(false);
+  } finally {
+    await noCors.close();
+  }
+});
