@@ -9,10 +9,15 @@ import type { Sandbox } from '$lib/ports/sandbox';
  */
 export function inProcessSandbox(commands: readonly CustomCommand[] = []): Sandbox {
   return {
-    async run(request, { signal, callBuiltin }) {
+    async run(request, { signal, callBuiltin, callMcp }) {
       if (signal.aborted) return { outcome: { kind: 'cancelled' }, changes: [] };
       const fs = new SandboxFs(request.mounts, request.files);
-      const outcome = await runShell(fs, request, commands, { signal, callBuiltin });
+      const outcome = await runShell(fs, request, commands, {
+        signal,
+        callBuiltin,
+        // No budget here to hold: a call ends only when the run does.
+        callMcp: callMcp && ((call) => callMcp(call, { signal, hold: () => () => {} })),
+      });
       return { outcome, changes: await fs.changes() };
     },
   };

@@ -28,10 +28,49 @@ export interface ShellRequest {
   files: SandboxFile[];
   /** Native names of the builtins the command may call as `builtin.<name> '<json>'`. */
   builtins: string[];
+  /** The MCP tools the command may list, check and invoke (`mcp.*`), from the frozen snapshot. */
+  mcp?: ShellMcpTool[];
 }
 
 /** Runs a builtin for a `builtin.<name>` command inside the shell. */
 export type CallBuiltin = (name: string, args: JsonObject) => Promise<{ text: string; isError: boolean }>;
+
+/** An MCP tool the invocation has, as the shell's `mcp.*` commands show it. */
+export interface ShellMcpTool {
+  serverId: string;
+  /** The server's display name. */
+  server: string;
+  /** The tool's own name on its server. */
+  tool: string;
+  approval: 'ask' | 'allow';
+}
+
+/** One `mcp.invoke`: the tool, its arguments and its own time limit, if it was given one. */
+export interface ShellMcpCall {
+  serverId: string;
+  tool: string;
+  arguments: JsonObject;
+  timeoutMs?: number;
+}
+
+/**
+ * How an `mcp.invoke` ended (tools.md §13.12): 0 with the result, 1 failed (`text` says whether it
+ * was sent), 124 no answer (it may have run), 2 usage. `text` goes to stdout on 0, else to stderr.
+ */
+export interface ShellMcpResult {
+  exitCode: 0 | 1 | 2 | 124;
+  text: string;
+}
+
+export interface McpCallHooks {
+  /** Aborts when the shell call ends (stopped, out of time) while the MCP call runs. */
+  signal: AbortSignal;
+  /** The call waits for the person: the shell's budget stands still until the returned resume. */
+  hold(): () => void;
+}
+
+/** Runs an `mcp.invoke` for the shell, through the runtime's one call path. */
+export type CallMcp = (call: ShellMcpCall, hooks: McpCallHooks) => Promise<ShellMcpResult>;
 
 export interface ShellOutput {
   stdout: string;
@@ -65,6 +104,7 @@ export interface Sandbox {
       signal: AbortSignal;
       onProgress?: (progress: EngineProgress) => void;
       callBuiltin?: CallBuiltin;
+      callMcp?: CallMcp;
     },
   ): Promise<ShellRun>;
 }

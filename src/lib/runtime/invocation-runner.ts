@@ -21,6 +21,7 @@ import { callWithRetry, type ModelToolCall, type ModelTurn, type RetryPolicy } f
 import { assistantMessage, buildRequest } from './request';
 import type { RunLog, RunStep } from './run-recorder';
 import { shellBuiltins } from './shell-builtins';
+import { shellMcp } from './shell-mcp';
 import type { ToolProviders } from './tool-catalog';
 import { dispatchToolCall } from './tool-dispatch';
 import type { Transcript } from './transcript';
@@ -392,6 +393,7 @@ function toolContext(invocation: Invocation, deps: InvocationDeps, signal: Abort
     context.shell = {
       sandbox,
       builtins: shellBuiltins(invocation.snapshot, deps.providers, context),
+      mcp: shellMcp(invocation.snapshot),
       // Live only (never journaled): the person sees Python load during the run.
       onProgress: (progress) => deps.log.publish({ type: 'engine-progress', progress }),
     };

@@ -32,6 +32,9 @@ export function readableText(content: string): string {
  * limit the full text goes to a read-only `.txt` view and the model receives a preview with
  * reading guidance that names only tools it actually has.
  */
+/** Whether the result is over the inline limit, so a readable view will be written for it. */
+export const isLongResult = (result: AgentToolResult, limit: number) => countChars(result.content) > limit;
+
 export async function projectLongResult(
   result: AgentToolResult,
   input: {
@@ -43,8 +46,8 @@ export async function projectLongResult(
     searchTool?: string;
   },
 ): Promise<{ result: AgentToolResult; view?: ReadableView }> {
+  if (!isLongResult(result, input.limit)) return { result };
   const charCount = countChars(result.content);
-  if (charCount <= input.limit) return { result };
   const written = await input.workspace.write(
     input.view.path,
     new TextEncoder().encode(readableText(result.content)),

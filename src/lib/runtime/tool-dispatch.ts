@@ -2,7 +2,11 @@ import { HearthFailure, type HearthError } from '$lib/domain/errors';
 import type { NewRunEvent, RunEvent } from '$lib/domain/events';
 import type { JsonObject } from '$lib/domain/json';
 import type { ToolChoice } from '$lib/domain/model';
-import { invalidArgumentsMessage, normalizeToolArguments } from '$lib/domain/tool-arguments';
+import {
+  invalidArgumentsMessage,
+  normalizeToolArguments,
+  type ToolArguments,
+} from '$lib/domain/tool-arguments';
 import { builtinToolId, type ToolId } from '$lib/domain/tool-id';
 import type { AgentToolResult } from '$lib/domain/tool-result';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
@@ -12,6 +16,7 @@ import {
   isControlEffect,
   type ControlEffect,
   type FileEffect,
+  type NestedCallRequest,
   type ToolContext,
   type ToolOutcome,
 } from '$lib/tools/tool';
@@ -20,7 +25,7 @@ import { callStem } from './audit-paths';
 import type { Checkpointer, CheckpointReason } from './checkpoints';
 import type { Invocation } from './invocation';
 import type { ModelToolCall } from './model-turn';
-import { DEFAULT_INLINE_CHAR_LIMIT, projectLongResult } from './result-projection';
+import { DEFAULT_INLINE_CHAR_LIMIT, isLongResult, projectLongResult } from './result-projection';
 import type { RunLog, RunStep } from './run-recorder';
 import type { ToolProviders } from './tool-catalog';
 import { approvalFor, gateToolCall } from './tool-gate';
@@ -89,21 +94,37 @@ type CallIds = {
  * arguments once (ToolArguments), let the tool's provider check them, ask the person when the
  * tool is set to Ask, execute through the provider, journal file effects (with their
  * checkpoints), hand control effects to the run, store and journal the result, and add it to the
- * conversation with the call's last step. Recoverable
- * problems become error results the model reads; system failures are journaled and thrown.
+ * conversation with the call's last step. Recoverable problems become error results the model
+ * reads; system failures are journaled and thrown. The tool runs with `callTool`, for the calls
+ * it makes itself (the shell's `mcp.invoke`), which take this same path.
  */
 export async function dispatchToolCall(
   call: ModelToolCall,
   round: number,
   deps: DispatchDeps,
 ): Promise<void> {
+  await runCall(call, normalizeToolArguments(call.rawArguments), round, deps, null);
+}
+
+/**
+ * One call, the model's or (`nested`) one a tool makes from inside its own call: that one gets
+ * its id from its caller's, runs with the caller's signal, and its result goes back to the caller
+ * whole, not to the conversation. An outcome that is unknown (`mcp.call_outcome_unknown`) is then
+ * a result the caller reports (the shell's exit 124) rather than the end of the run.
+ */
+async function runCall(
+  call: { callId: string; name: string },
+  args: ToolArguments,
+  round: number,
+  deps: DispatchDeps,
+  nested: NestedCallRequest | null,
+): Promise<ToolOutcome> {
   const { log, invocation } = deps;
   const { snapshot, audit } = invocation;
   const stem = await callStem(call.callId);
-  const args = normalizeToolArguments(call.rawArguments);
   const decision = gateToolCall(call.name, snapshot, {
     snapshotId: snapshot.id,
-    toolChoice: deps.toolChoice,
+    toolChoice: nested ? 'auto' : deps.toolChoice,
   });
   const binding = decision.kind === 'dispatch' ? decision.binding : null;
   const ids: CallIds = {
@@ -117,7 +138,7 @@ export async function dispatchToolCall(
 
   const argsPath = audit.toolArgs(round, stem);
   const steps = new CallSteps(log);
-  if (deps.opening) steps.later(deps.opening);
+  if (deps.opening && !nested) steps.later(deps.opening);
   steps.later((s) => {
     s.keep(argsPath, {
       ...ids,
@@ -137,7 +158,15 @@ export async function dispatchToolCall(
   if (decision.kind === 'reject') outcome = failure(decision.code, decision.message);
   else if (args.kind === 'invalid')
     outcome = failure('tool.invalid_arguments', invalidArgumentsMessage(args.raw));
-  else outcome = await execute(decision.binding, args.value, argsPath, deps, ids, steps, timing);
+  else {
+    const context: ToolContext = nested
+      ? { ...deps.context, signal: nested.signal }
+      : { ...deps.context, callTool: nestedCalls(call.callId, round, deps) };
+    outcome = await execute(decision.binding, args.value, argsPath, { ...deps, context }, ids, steps, {
+      timing,
+      nested,
+    });
+  }
 
   const result: AgentToolResult = {
     callId: call.callId,
@@ -158,9 +187,10 @@ export async function dispatchToolCall(
     });
   });
   const external = binding !== null && binding.tool.source !== 'builtin';
-  // An external result's readable view is written after its record is (it points at it).
-  if (external) await steps.step();
-  const projected = external ? await projectExternal(result, resultPath, deps, steps) : result;
+  const long = external && !nested && isLongResult(result, deps.inlineCharLimit ?? DEFAULT_INLINE_CHAR_LIMIT);
+  // A long external result's readable view is written after its record is (it points at it).
+  if (long) await steps.step();
+  const projected = long ? await projectExternal(result, resultPath, deps, steps) : result;
   // External error text is untrusted and may be long: the journal points at the stored result.
   const message = !result.isError
     ? ''
@@ -179,8 +209,22 @@ export async function dispatchToolCall(
         resourceRefs: projected.resourceRefs,
       },
     });
-    deps.addResult(s, projected);
+    if (!nested) deps.addResult(s, projected);
   });
+  return outcome;
+}
+
+/** The calls a tool makes from inside the model's call `callId`: `<callId>/1`, `<callId>/2`, … */
+function nestedCalls(callId: string, round: number, deps: DispatchDeps): ToolContext['callTool'] {
+  let count = 0;
+  return (request) =>
+    runCall(
+      { callId: `${callId}/${++count}`, name: request.callName },
+      { kind: 'object', value: request.arguments },
+      round,
+      deps,
+      request,
+    );
 }
 
 /** MCP and extension results over the inline limit reach the model as a preview (tools.md §10). */
@@ -224,7 +268,7 @@ async function execute(
   deps: DispatchDeps,
   ids: CallIds,
   steps: CallSteps,
-  timing: { started: number },
+  { timing, nested }: { timing: { started: number }; nested: NestedCallRequest | null },
 ): Promise<ToolOutcome> {
   const { tool } = binding;
   const provider = deps.providers.get(tool.source);
@@ -234,7 +278,8 @@ async function execute(
 
   let input = checked.input;
   if (approvalFor(binding, deps.approvals) === 'ask') {
-    const asked = await ask(binding, argsPath, deps, ids, steps);
+    nested?.waiting?.(true);
+    const asked = await ask(binding, argsPath, deps, ids, steps).finally(() => nested?.waiting?.(false));
     if ('refused' in asked) return asked.refused;
     input = asked.input ?? input;
   }
@@ -248,13 +293,13 @@ async function execute(
   try {
     outcome = await provider.execute(tool, input, deps.context);
   } catch (e) {
-    throw await failSystem(
-      steps,
-      ids,
+    const error: HearthError =
       e instanceof HearthFailure
         ? e.error
-        : { code: 'agent.internal_error', message: e instanceof Error ? e.message : String(e) },
-    );
+        : { code: 'agent.internal_error', message: e instanceof Error ? e.message : String(e) };
+    // The calling tool tells the model the call may have run (tools.md §13.12).
+    if (nested && error.code === 'mcp.call_outcome_unknown') return failure(error.code, error.message);
+    throw await failSystem(steps, ids, error);
   }
   const control: ControlEffect[] = [];
   for (const effect of outcome.effects) {

@@ -2,13 +2,20 @@ import type { z } from 'zod';
 import { BUILTIN_TOOLS, type BuiltinToolName, type ToolFacts } from '$lib/domain/builtin-tools';
 import type { ErrorCode } from '$lib/domain/errors';
 import type { ShellFileChange } from '$lib/domain/events';
-import type { JsonValue } from '$lib/domain/json';
+import type { JsonObject, JsonValue } from '$lib/domain/json';
 import type { ImageRef } from '$lib/domain/model';
 import type { EngineProgress } from '$lib/domain/run-update';
 import { builtinCallName, builtinToolId, type ToolId } from '$lib/domain/tool-id';
 import type { WorkspaceRoots } from '$lib/domain/workspace-roots';
 import type { ChatContext } from '$lib/ports/chat-context';
-import type { CallBuiltin, Sandbox } from '$lib/ports/sandbox';
+import type {
+  CallBuiltin,
+  McpCallHooks,
+  Sandbox,
+  ShellMcpCall,
+  ShellMcpResult,
+  ShellMcpTool,
+} from '$lib/ports/sandbox';
 import type { Workspace } from '$lib/ports/workspace';
 import type { ReadState } from './workspace/read-state';
 
@@ -90,6 +97,23 @@ export interface ShellBuiltins {
   call: CallBuiltin;
 }
 
+/** The MCP tools the shell can list, check and invoke (`mcp.*`, tools.md §13.12). */
+export interface ShellMcp {
+  tools: readonly ShellMcpTool[];
+  /** One `mcp.invoke`, made as a nested call of the shell call whose context is `ctx`. */
+  invoke(call: ShellMcpCall, hooks: McpCallHooks, ctx: ToolContext): Promise<ShellMcpResult>;
+}
+
+/** A call one tool makes of another tool of the invocation (the shell's `mcp.invoke`). */
+export interface NestedCallRequest {
+  callName: string;
+  arguments: JsonObject;
+  /** Ends the call early: the calling command ended, or the call's own time ran out. */
+  signal: AbortSignal;
+  /** The call starts (true) or stops (false) waiting for the person: that time is not the tool's. */
+  waiting?: (pending: boolean) => void;
+}
+
 /** Runs that publish a reply (Chats): where the reply is drafted. */
 export interface CommitCapability {
   /** The profile's message-body artifact path, the default of `workspace_commit`'s `path`. */
@@ -103,6 +127,8 @@ export interface ShellCapability {
   sandbox: Sandbox;
   /** The builtins the shell can call as `builtin.<name> '<json>'` (tools.md §13.12). */
   builtins: ShellBuiltins;
+  /** Runs with MCP tools: the shell's `mcp.*` commands reach them. */
+  mcp?: ShellMcp;
   /** Engine download progress of a call (the first Python call), for the person watching. */
   onProgress?: (progress: EngineProgress) => void;
 }
@@ -124,6 +150,12 @@ export interface ToolContext {
   shell?: ShellCapability;
   /** Uniform random numbers in [0, 1) for `dice.roll`; default a `crypto.getRandomValues` source. */
   random?: () => number;
+  /**
+   * A call of another tool of the invocation from inside this one, through the one dispatch path
+   * (journaled, asked about when set to Ask, executed by its provider); its result comes back here
+   * instead of joining the conversation. Only a call the model made has it.
+   */
+  callTool?: (request: NestedCallRequest) => Promise<ToolOutcome>;
 }
 
 /**

@@ -1,6 +1,13 @@
 import { isJsonObject, type JsonObject } from '$lib/domain/json';
 import { parseWorkspacePath } from '$lib/domain/workspace-path';
-import type { SandboxChange, ShellOutcome, ShellRequest } from '$lib/ports/sandbox';
+import {
+  SHELL_TIMEOUT_MS,
+  type SandboxChange,
+  type ShellMcpCall,
+  type ShellMcpResult,
+  type ShellOutcome,
+  type ShellRequest,
+} from '$lib/ports/sandbox';
 
 /** The engines a sandbox loads on first use, from files the runtime hands it (it has no network). */
 export type EngineName = 'jq' | 'javascript' | 'python';
@@ -18,13 +25,15 @@ export type EngineDelivery = {
 
 /**
  * The runtime worker to a sandbox, over the port the sandbox host handed it: the sandbox's code
- * first (its boot script imports it), then engines, calls (one at a time) and builtin answers.
+ * first (its boot script imports it), then engines, calls (one at a time) and the answers to
+ * `builtin.<name>` and `mcp.invoke` commands.
  */
 export type ToSandbox =
   | { type: 'boot'; bundle: string }
   | EngineDelivery
   | { type: 'run'; id: number; request: ShellRequest }
-  | { type: 'builtin-result'; id: number; requestId: number; text: string; isError: boolean };
+  | { type: 'builtin-result'; id: number; requestId: number; text: string; isError: boolean }
+  | ({ type: 'mcp-result'; id: number; requestId: number } & ShellMcpResult);
 
 /**
  * A sandbox to the runtime worker. `changes` is the whole set of changes so far (sent while a call
@@ -38,6 +47,7 @@ export type FromSandbox =
   | { type: 'need'; engine: EngineName }
   | { type: 'loaded'; engine: EngineName }
   | { type: 'builtin'; id: number; requestId: number; name: string; args: JsonObject }
+  | { type: 'mcp'; id: number; requestId: number; call: ShellMcpCall }
   | { type: 'changes'; id: number; changes: SandboxChange[] }
   | {
       type: 'done';
@@ -72,6 +82,20 @@ function readChanges(raw: unknown): SandboxChange[] | null {
 
 const isJsonObjectLike = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function readMcpCall(raw: unknown): ShellMcpCall | null {
+  if (
+    !isJsonObjectLike(raw) ||
+    !isString(raw.serverId) ||
+    !isString(raw.tool) ||
+    !isJsonObject(raw.arguments)
+  )
+    return null;
+  const call: ShellMcpCall = { serverId: raw.serverId, tool: raw.tool, arguments: raw.arguments };
+  if (raw.timeoutMs === undefined) return call;
+  const ms = raw.timeoutMs;
+  return isInt(ms) && ms > 0 && ms < SHELL_TIMEOUT_MS ? { ...call, timeoutMs: ms } : null;
+}
 
 function readOutcome(raw: unknown): Extract<ShellOutcome, { kind: 'exited' | 'failed' }> | null {
   if (!isJsonObjectLike(raw)) return null;
@@ -110,6 +134,12 @@ export function readFromSandbox(raw: unknown): FromSandbox | null {
       return isInt(raw.id) && isInt(raw.requestId) && isString(raw.name) && isJsonObject(raw.args)
         ? { type: 'builtin', id: raw.id, requestId: raw.requestId, name: raw.name, args: raw.args }
         : null;
+    case 'mcp': {
+      const call = readMcpCall(raw.call);
+      return isInt(raw.id) && isInt(raw.requestId) && call
+        ? { type: 'mcp', id: raw.id, requestId: raw.requestId, call }
+        : null;
+    }
     case 'changes': {
       const changes = readChanges(raw.changes);
       return isInt(raw.id) && changes ? { type: 'changes', id: raw.id, changes } : null;

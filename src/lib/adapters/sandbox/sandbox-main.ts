@@ -5,6 +5,7 @@ import type { CallBuiltin } from '$lib/ports/sandbox';
 import { engineCommands } from './engine-commands';
 import { loadQuickJs } from './engines/javascript';
 import { loadPython, pythonEngine, pythonUsable } from './engines/python';
+import type { InvokeMcp } from './mcp-commands';
 import type { EngineFiles, EngineName, FromSandbox, ToSandbox } from './protocol';
 import { SandboxFs } from './sandbox-fs';
 import { runShell, type ShellExit } from './shell';
@@ -76,15 +77,19 @@ export function start(port: MessagePort): void {
 
   const commands = engineCommands(loaders, { flush, watch: wire.watch });
 
-  const builtinAnswers = new Map<number, (result: { text: string; isError: boolean }) => void>();
-  let nextBuiltinRequest = 1;
-  /** A `builtin.<name>` command asks the runtime, which runs the tool and answers. */
-  const callBuiltin: CallBuiltin = (name, args) =>
-    new Promise((resolve) => {
-      const requestId = nextBuiltinRequest++;
-      builtinAnswers.set(requestId, resolve);
-      post({ type: 'builtin', id: current?.id ?? 0, requestId, name, args });
+  const answers = new Map<number, (answer: never) => void>();
+  let nextRequest = 1;
+  /** `builtin.<name>` and `mcp.invoke` ask the runtime, which runs the tool and answers. */
+  const ask = <T>(question: (requestId: number) => FromSandbox) =>
+    new Promise<T>((resolve) => {
+      const requestId = nextRequest++;
+      answers.set(requestId, resolve as (answer: never) => void);
+      post(question(requestId));
     });
+  const callBuiltin: CallBuiltin = (name, args) =>
+    ask((requestId) => ({ type: 'builtin', id: current?.id ?? 0, requestId, name, args }));
+  const callMcp: InvokeMcp = (call) =>
+    ask((requestId) => ({ type: 'mcp', id: current?.id ?? 0, requestId, call }));
 
   async function run({ id, request }: Extract<ToSandbox, { type: 'run' }>): Promise<void> {
     const fs = new SandboxFs(request.mounts, request.files);
@@ -92,7 +97,7 @@ export function start(port: MessagePort): void {
     const ticker = setInterval(() => void flush(), CHANGES_INTERVAL_MS);
     let outcome: ShellExit;
     try {
-      outcome = await runShell(fs, request, commands, { callBuiltin });
+      outcome = await runShell(fs, request, commands, { callBuiltin, callMcp });
     } catch (e) {
       outcome = { kind: 'failed', message: e instanceof Error ? e.message : String(e) };
     } finally {
@@ -109,9 +114,9 @@ export function start(port: MessagePort): void {
     if (message.type === 'engine') {
       delivered.get(message.engine)?.(message.files as never);
       delivered.delete(message.engine);
-    } else if (message.type === 'builtin-result') {
-      builtinAnswers.get(message.requestId)?.(message);
-      builtinAnswers.delete(message.requestId);
+    } else if (message.type === 'builtin-result' || message.type === 'mcp-result') {
+      answers.get(message.requestId)?.(message as never);
+      answers.delete(message.requestId);
     } else if (message.type === 'run') {
       queue = queue.then(() => run(message));
     }

@@ -6,6 +6,7 @@ import {
   type ShellRequest,
 } from '$lib/ports/sandbox';
 import { builtinCommands } from './builtin-commands';
+import { mcpCommands, type InvokeMcp } from './mcp-commands';
 import type { SandboxFs } from './sandbox-fs';
 
 /**
@@ -29,19 +30,24 @@ export type ShellExit = Extract<ShellOutcome, { kind: 'exited' | 'failed' }>;
 
 /**
  * One shell call: a fresh shell over `fs`, a fresh copy of the request's files (the caller keeps
- * it to collect the changes); `commands` are the engines, `callBuiltin` runs `builtin.<name>`.
+ * it to collect the changes); `commands` are the engines, `callBuiltin` runs `builtin.<name>`
+ * and `callMcp` runs `mcp.invoke`.
  */
 export async function runShell(
   fs: SandboxFs,
   request: ShellRequest,
   commands: readonly CustomCommand[],
-  options: { signal?: AbortSignal; callBuiltin?: CallBuiltin } = {},
+  options: { signal?: AbortSignal; callBuiltin?: CallBuiltin; callMcp?: InvokeMcp } = {},
 ): Promise<ShellExit> {
   const bash = new Bash({
     fs,
     cwd: '/',
     env: ENV,
-    customCommands: [...commands, ...builtinCommands(request.builtins, options.callBuiltin)],
+    customCommands: [
+      ...commands,
+      ...builtinCommands(request.builtins, options.callBuiltin),
+      ...mcpCommands(request.mcp ?? [], options.callMcp),
+    ],
     executionLimits: LIMITS,
   });
   if (!(await fs.exists(request.workdir))) {

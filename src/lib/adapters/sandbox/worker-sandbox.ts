@@ -4,6 +4,7 @@ import {
   type CallBuiltin,
   type Sandbox,
   type SandboxChange,
+  type ShellMcpResult,
   type ShellOutcome,
   type ShellRequest,
   type ShellRun,
@@ -227,17 +228,39 @@ export class WorkerSandbox implements Sandbox {
       let changes: SandboxChange[] = [];
       let timer: ReturnType<typeof setTimeout> | undefined;
       let settled = false;
+      /** The budget running now: when it ends, with what; `left` is what remains while held. */
+      let running = { deadline: 0, outcome: { kind: 'timeout' } as ShellOutcome };
+      let holds = 0;
+      let left = 0;
       const budget = (ms: number, outcome: ShellOutcome) => {
         clearTimeout(timer);
-        timer = setTimeout(() => finish(outcome, true), ms);
+        running = { deadline: Date.now() + ms, outcome };
+        if (holds > 0) left = ms;
+        else timer = setTimeout(() => finish(outcome, true), ms);
       };
       const startBudget = () => budget(this.#timeoutMs, { kind: 'timeout' });
+      /** A wait for the person (an MCP call set to Ask) is not the command's time. */
+      const hold = () => {
+        if (holds++ === 0) {
+          clearTimeout(timer);
+          left = Math.max(0, running.deadline - Date.now());
+        }
+        let released = false;
+        return () => {
+          if (released) return;
+          released = true;
+          if (--holds === 0 && !settled) budget(left, running.outcome);
+        };
+      };
+      /** MCP calls still running when the command ends are abandoned (their outcome is unknown). */
+      const ended = new AbortController();
       const onAbort = () => finish({ kind: 'cancelled' }, true);
       const finish = (outcome: ShellOutcome, end: boolean) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
+        ended.abort();
         worker.call = null;
         resolve({ run: { outcome, changes }, end });
       };
@@ -260,6 +283,25 @@ export class WorkerSandbox implements Sandbox {
         );
       };
 
+      const mcp = (message: Extract<FromSandbox, { type: 'mcp' }>) => {
+        const { call } = message;
+        const reply = (result: ShellMcpResult) =>
+          worker.process.port.postMessage({
+            type: 'mcp-result',
+            id,
+            requestId: message.requestId,
+            ...result,
+          } satisfies ToSandbox);
+        const known = (request.mcp ?? []).some((t) => t.serverId === call.serverId && t.tool === call.tool);
+        if (!known || !options.callMcp)
+          return reply({ exitCode: 2, text: `${call.tool} is not an MCP tool of this run.` });
+        options
+          .callMcp(call, { signal: ended.signal, hold })
+          .then(reply, (e: unknown) =>
+            reply({ exitCode: 1, text: e instanceof Error ? e.message : String(e) }),
+          );
+      };
+
       worker.call = {
         progress: options.onProgress,
         loading(engine) {
@@ -277,6 +319,8 @@ export class WorkerSandbox implements Sandbox {
             return;
           } else if (message.type === 'builtin') {
             builtin(message);
+          } else if (message.type === 'mcp') {
+            mcp(message);
           } else if (message.type === 'changes') {
             changes = message.changes;
           } else if (message.type === 'done') {

@@ -8,12 +8,12 @@ const trimEnd = (text: string) => text.replace(/\n$/, '');
 /**
  * The model-facing result of a shell call (tools.md §13.12): a status line (none for an engine
  * failure), stdout, stderr under a `stderr:` label when stdout is not empty, then notes (the
- * truncation notice, files that could not be saved), each part on its own line.
+ * truncation notice, files that could not be saved, MCP calls cut off), each part on its own line.
  */
 export function shellResult(
   outcome: ShellOutcome,
   changes: ShellFileChange[],
-  notSaved: readonly string[],
+  { notSaved, unanswered }: { notSaved: readonly string[]; unanswered: readonly string[] },
 ): ToolOutcome {
   const parts: string[] = [];
   let code: ErrorCode | undefined;
@@ -48,6 +48,11 @@ export function shellResult(
   if (notSaved.length > 0) {
     parts.push(
       `Not saved (changed outside the shell during this call; read them and retry): ${notSaved.join(', ')}`,
+    );
+  }
+  if (unanswered.length > 0) {
+    parts.push(
+      `MCP calls still running when the command ended (no answer reached it: they may have run, so check before calling them again): ${unanswered.join(', ')}`,
     );
   }
   const effects: ToolEffect[] = changes.length > 0 ? [{ type: 'shell-changed', changes }] : [];

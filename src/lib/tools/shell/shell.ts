@@ -8,6 +8,7 @@ import { isWritable } from '$lib/domain/workspace-roots';
 import type { SandboxChange, SandboxFile } from '$lib/ports/sandbox';
 import { defineTool, failure, type ToolContext, type ToolOutcome } from '../tool';
 import { optionalNullableString, requiredString } from '../workspace/params';
+import { mcpCalls } from './mcp-calls';
 import { shellResult } from './result';
 import { loadWorkspaceCopy } from './workspace-copy';
 
@@ -24,6 +25,7 @@ type Input = z.infer<typeof parameters>;
 
 const DESCRIPTION = `Run a bash command over the workspace in a sandbox: bash builtins and common tools (ls, cat, grep, sed, awk, sort, head, wc, find, …), \`jq\`, \`python\`/\`python3\` (the standard library) and \`js\`/\`node\` (JavaScript ES modules; \`js --help\` shows its \`workspace\` file API).
 Paths are absolute over the workspace: \`/work/notes.md\` is the workspace file \`work/notes.md\`. The visible roots are top-level directories; files you change in writable roots are saved back when the command ends, while \`/tool-results\` and \`/skills\` are read-only. \`/tmp\` is scratch space (saved only where \`tmp/\` is a workspace root). Skill scripts run from \`/skills/<name>/scripts/\`.
+The MCP tools you have are commands too: \`mcp.list\` lists them (no network), \`mcp.invoke --name <server> <tool> '<json>'\` calls one, under the same approval as a direct call (\`mcp.invoke --help\`; exit 124 means no answer came and the tool may have run).
 Each call starts a fresh shell (no variables or cwd carry over) and has 30 seconds; there is no network and no host program. The result starts with \`Exit code: <n>\`, then stdout, then stderr. A file the shell changed must be read again before \`workspace_write_file\` or \`workspace_apply_patch\` replace or patch it.`;
 
 export const shellTool = defineTool({
@@ -41,6 +43,7 @@ async function runShellTool(input: Input, ctx: ToolContext): Promise<ToolOutcome
   const copy = await loadWorkspaceCopy(ctx.workspace, ctx.roots, mounts);
   if (!copy.ok) return failure(copy.error.code, copy.error.message);
 
+  const mcp = shell.mcp && mcpCalls(shell.mcp, ctx);
   const run = await shell.sandbox.run(
     {
       workspace: ctx.workspace.key,
@@ -49,11 +52,18 @@ async function runShellTool(input: Input, ctx: ToolContext): Promise<ToolOutcome
       mounts,
       files: copy.value,
       builtins: [...shell.builtins.names],
+      mcp: [...(shell.mcp?.tools ?? [])],
     },
-    { signal: ctx.signal, onProgress: shell.onProgress, callBuiltin: shell.builtins.call },
+    {
+      signal: ctx.signal,
+      onProgress: shell.onProgress,
+      callBuiltin: shell.builtins.call,
+      callMcp: mcp?.call,
+    },
   );
+  const unanswered = (await mcp?.settled()) ?? [];
   const { changes, notSaved } = await writeBack(ctx, copy.value, run.changes);
-  return shellResult(run.outcome, changes, notSaved);
+  return shellResult(run.outcome, changes, { notSaved, unanswered });
 }
 
 /**

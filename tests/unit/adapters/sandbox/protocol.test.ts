@@ -31,6 +31,13 @@ describe('readFromSandbox', () => {
     expect(
       readFromSandbox({ type: 'builtin', id: 1, requestId: 2, name: 'dice.roll', args: { formula: 'd6' } }),
     ).toEqual({ type: 'builtin', id: 1, requestId: 2, name: 'dice.roll', args: { formula: 'd6' } });
+    const call = { serverId: 's', tool: 'echo', arguments: { message: 'hi' }, timeoutMs: 2000 };
+    expect(readFromSandbox({ type: 'mcp', id: 1, requestId: 2, call })).toEqual({
+      type: 'mcp',
+      id: 1,
+      requestId: 2,
+      call,
+    });
   });
 
   it('refuses changes to paths the workspace path parser does not keep as they are', () => {
@@ -48,6 +55,14 @@ describe('readFromSandbox', () => {
       { type: 'need', engine: 'shell' },
       { type: 'builtin', id: 1, requestId: 2, name: 'x', args: [] },
       { type: 'changes', id: '1', changes: [] },
+      { type: 'mcp', id: 1, requestId: 2, call: { serverId: 's', tool: 'echo', arguments: [] } },
+      { type: 'mcp', id: 1, requestId: 2, call: { serverId: 's', arguments: {} } },
+      {
+        type: 'mcp',
+        id: 1,
+        requestId: 2,
+        call: { serverId: 's', tool: 'e', arguments: {}, timeoutMs: 30_000 },
+      },
       done([{ path: 'work/a', bytes: [1, 2] }]),
       done([{ path: 'work/a', bytes: 'text' }]),
       done([], {
