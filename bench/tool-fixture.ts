@@ -46,7 +46,7 @@ function sentence(r: Rand, minWords: number, maxWords: number): string {
   return `${s[0]!.toUpperCase()}${s.slice(1)}.`;
 }
 
-function prose(r: Rand, minChars: number, maxChars: number): string {
+export function prose(r: Rand, minChars: number, maxChars: number): string {
   const target = int(r, minChars, maxChars);
   let out = '';
   while (out.length < target) out += (out ? ' ' : '') + sentence(r, 6, 18);
@@ -142,8 +142,8 @@ const MCP_SERVERS = [
   'Notion',
   'Browser automation',
 ];
-const VERBS = ['list', 'get', 'search', 'create', 'update', 'delete', 'add', 'remove', 'run', 'fetch'];
-const NOUNS = [
+export const VERBS = ['list', 'get', 'search', 'create', 'update', 'delete', 'add', 'remove', 'run', 'fetch'];
+export const NOUNS = [
   'issues',
   'pull_request',
   'files',

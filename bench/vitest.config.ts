@@ -3,6 +3,7 @@ import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
 import { engineAssets } from '../scripts/vite/engine-assets.ts';
 import { chromiumLaunchOptions } from '../tests/support/chromium.mjs';
+import { mcpBenchCommands } from './mcp-servers.ts';
 
 /**
  * Benchmarks print numbers (lines starting with RESULT); they assert nothing about time. One file
@@ -39,6 +40,8 @@ export default defineConfig({
             headless: true,
             provider: playwright({ launchOptions: chromiumLaunchOptions }),
             instances: [{ browser: 'chromium' }],
+            // MCP servers for bench/mcp.browser.bench.ts, started only when it asks.
+            commands: mcpBenchCommands,
           },
         },
       },

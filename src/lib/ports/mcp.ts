@@ -64,3 +64,9 @@ export interface McpConnector {
   /** Ends a server's open connection (its registration changed or went away). */
   forget(serverId: string): Promise<void>;
 }
+
+/** Tells the other tabs' runtimes that registrations or catalogs changed, so they read them again. */
+export interface McpChanges {
+  publish(): void;
+  subscribe(listener: () => void): void;
+}

@@ -21,6 +21,7 @@ import type { Clock } from '$lib/ports/clock';
 import { SIGN_IN_TTL_MS, signInStatus, type McpSignInStatus } from '$lib/domain/mcp-credentials';
 import type {
   McpCallOutcome,
+  McpChanges,
   McpConnector,
   McpCredentialStore,
   McpSignInStep,
@@ -73,6 +74,8 @@ export type McpTryResult = McpModelResult & { outcome: McpCallOutcome['kind'] };
 export class McpServers {
   #servers = new Map<string, McpServer>();
   #catalogs = new Map<string, McpCatalog>();
+  /** Another tab changed what is stored since this one last read it. */
+  #stale = true;
 
   constructor(
     private readonly deps: {
@@ -81,8 +84,12 @@ export class McpServers {
       connector: McpConnector;
       clock: Clock;
       newId: () => string;
+      /** Without it, only this instance's own changes are seen (tests, a single tab). */
+      changes?: McpChanges;
     },
-  ) {}
+  ) {
+    deps.changes?.subscribe(() => (this.#stale = true));
+  }
 
   async list(): Promise<McpServerView[]> {
     await this.#load();
@@ -127,6 +134,7 @@ export class McpServers {
     await this.#server(id);
     await this.deps.connector.forget(id);
     await this.deps.store.delete(id);
+    this.deps.changes?.publish();
     this.#servers.delete(id);
     this.#catalogs.delete(id);
   }
@@ -145,6 +153,7 @@ export class McpServers {
       tools: found.value.tools,
     };
     await this.deps.store.putCatalog(catalog);
+    this.deps.changes?.publish();
     this.#catalogs.set(id, catalog);
     return this.#view(this.#servers.get(id) ?? server);
   }
@@ -237,8 +246,10 @@ export class McpServers {
   provider(): ToolProvider {
     return {
       kind: 'mcp',
-      // Another tab may have changed the servers: read them again before each run.
-      ready: () => this.#load(),
+      // A run prepares from memory unless another tab changed the servers since they were read.
+      ready: async () => {
+        if (this.#stale) await this.#load();
+      },
       list: () => [...this.#servers.values()].flatMap((server) => this.#catalogTools(server)),
       check: (_tool, args) => ({ ok: true, input: args }),
       execute: (tool, input, ctx) => this.#execute(tool, input as JsonObject, ctx.signal),
@@ -351,10 +362,12 @@ export class McpServers {
   async #save(server: McpServer): Promise<McpServer> {
     await this.deps.store.put(server);
     this.#servers.set(server.id, server);
+    this.deps.changes?.publish();
     return server;
   }
 
   async #load(): Promise<void> {
+    this.#stale = false;
     const [servers, catalogs] = await Promise.all([this.deps.store.list(), this.deps.store.catalogs()]);
     this.#servers = new Map(servers.map((s) => [s.id, s]));
     this.#catalogs = new Map(catalogs.map((c) => [c.serverId, c]));

@@ -34,6 +34,7 @@ import { DexieRecordStore } from '$lib/adapters/db/record-files';
 import { TieredWorkspaceStore } from '$lib/adapters/tiered-workspace';
 import { runtimeTools } from '$lib/tools/runtime-tools';
 import { DexieMcpCredentialStore, DexieMcpStore } from '$lib/adapters/db/mcp-store';
+import { broadcastMcpChanges } from '$lib/adapters/mcp/changes';
 import { SdkMcpConnector } from '$lib/adapters/mcp/connector';
 import { McpServers } from '$lib/runtime/mcp-servers';
 
@@ -137,6 +138,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     ),
     clock: systemClock,
     newId: () => crypto.randomUUID(),
+    changes: broadcastMcpChanges(),
   });
   const shared = {
     workspaces,

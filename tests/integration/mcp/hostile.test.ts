@@ -184,3 +184,21 @@ describe('calls end in one of the outcomes of tools.md §15.3', () => {
     );
   });
 });
+
+describe('a run that calls several tools', () => {
+  it('stopping it later cancels nothing that already ended', async () => {
+    const target = await against('ok');
+    const run = new AbortController();
+    for (let i = 0; i < 5; i++) {
+      expect(await connector.call(target, 'echo', { message: `m${i}` }, run.signal)).toMatchObject({
+        kind: 'result',
+      });
+    }
+    run.abort();
+    await new Promise((r) => setTimeout(r, 100));
+    const cancellations = server!.requests.filter(
+      (r) => (r.body as { method?: string } | null)?.method === 'notifications/cancelled',
+    );
+    expect(cancellations).toHaveLength(0);
+  });
+});

@@ -70,6 +70,9 @@ export class SdkMcpConnector implements McpConnector {
     try {
       // Connecting asks the server; a 401 starts the SDK's sign-in, which stops at the visit.
       await client.connect(transport, { signal: deadline, timeout: this.#limits.connectMs });
+      // A server may let initialize through and guard only what follows: listing its tools asks
+      // too, so such a server is not reported signed in while it still wants a sign-in.
+      await client.listTools({}, { signal: deadline, timeout: this.#limits.connectMs });
       return ok({ kind: 'signed_in' });
     } catch (e) {
       if (provider?.authorizationUrl) {
@@ -178,16 +181,20 @@ export class SdkMcpConnector implements McpConnector {
         ),
       };
     }
-    const connect = AbortSignal.any([signal, AbortSignal.timeout(this.#limits.connectMs)]);
+    const request = requestSignal(signal);
+    const connect = AbortSignal.any([request.signal, AbortSignal.timeout(this.#limits.connectMs)]);
     const acquired = await this.#acquire(target, connect);
-    if (!acquired.ok) return { kind: 'not_sent', error: acquired.error };
+    if (!acquired.ok) {
+      request.done();
+      return { kind: 'not_sent', error: acquired.error };
+    }
     const connection = acquired.value;
     const { watch } = connection;
     watch.reset();
     let healthy = false;
     try {
       const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, {
-        signal,
+        signal: request.signal,
         timeout: this.#limits.callMs,
       });
       healthy = true;
@@ -202,6 +209,7 @@ export class SdkMcpConnector implements McpConnector {
     } catch (e) {
       return callFailure(e, target, watch, signal, this.#limits);
     } finally {
+      request.done();
       this.#release(target.id, connection, healthy);
     }
   }
@@ -286,6 +294,19 @@ export class SdkMcpConnector implements McpConnector {
       void close(connection);
     }, IDLE_MS);
   }
+}
+
+/**
+ * The SDK never removes the abort listener it adds to a request's signal: a run's signal would
+ * collect one per call and, when stopped, cancel requests that ended long ago. Each request gets
+ * a signal of its own that follows the run's until the request is over.
+ */
+function requestSignal(signal: AbortSignal): { signal: AbortSignal; done(): void } {
+  const controller = new AbortController();
+  const abort = () => controller.abort(signal.reason);
+  if (signal.aborted) abort();
+  else signal.addEventListener('abort', abort, { once: true });
+  return { signal: controller.signal, done: () => signal.removeEventListener('abort', abort) };
 }
 
 async function close(connection: Connection): Promise<void> {
