@@ -33,6 +33,12 @@ export interface OAuthServer {
   log: string[];
   /** Client ids registered dynamically. */
   clients(): string[];
+  /**
+   * Every secret of the protocol this server made or was shown, in order: the access and refresh
+   * tokens it issued, the authorization codes, and the PKCE code verifiers sent to its token
+   * endpoint (for tests that look for them where they must not be).
+   */
+  secrets: { accessTokens: string[]; refreshTokens: string[]; codes: string[]; codeVerifiers: string[] };
   /** Registers a client the way an administrator would, outside the protocol. */
   preRegister(redirectUris: string[]): string;
   close(): Promise<void>;
@@ -54,6 +60,12 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
   const access = new Map<string, number>();
   const refresh = new Map<string, string>();
   const log: string[] = [];
+  const secrets: OAuthServer['secrets'] = {
+    accessTokens: [],
+    refreshTokens: [],
+    codes: [],
+    codeVerifiers: [],
+  };
   const sockets = new Set<Socket>();
   let origin = '';
 
@@ -68,6 +80,8 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
   const issue = (clientId: string) => {
     const token = `at-${randomUUID()}`;
     const refreshToken = `rt-${randomUUID()}`;
+    secrets.accessTokens.push(token);
+    secrets.refreshTokens.push(refreshToken);
     access.set(token, Date.now() + ttl * 1000);
     refresh.set(refreshToken, clientId);
     return { access_token: token, token_type: 'Bearer', expires_in: ttl, refresh_token: refreshToken };
@@ -152,6 +166,7 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
     if (q.get('answer') !== 'approve')
       return redirectBack(res, redirectUri, { error: 'access_denied', state });
     const code = `code-${randomUUID()}`;
+    secrets.codes.push(code);
     codes.set(code, {
       clientId: q.get('client_id') ?? '',
       redirectUri,
@@ -168,6 +183,7 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
       const code = codes.get(params.get('code') ?? '');
       codes.delete(params.get('code') ?? '');
       const verifier = params.get('code_verifier') ?? '';
+      if (verifier) secrets.codeVerifiers.push(verifier);
       const challenge = createHash('sha256').update(verifier).digest('base64url');
       if (!code || code.clientId !== clientId || code.redirectUri !== params.get('redirect_uri')) {
         return json(res, 400, { error: 'invalid_grant', error_description: 'unknown code' });
@@ -197,6 +213,7 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
     },
     log,
     clients: () => [...clients.keys()],
+    secrets,
     preRegister: (redirectUris) => {
       const clientId = `pre-${randomUUID()}`;
       clients.set(clientId, { redirectUris });

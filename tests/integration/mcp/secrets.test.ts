@@ -1,4 +1,5 @@
 import 'fake-indexeddb/auto';
+import { createHash } from 'node:crypto';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openHearthDatabase, type HearthDatabase } from '$lib/adapters/db/database';
@@ -21,6 +22,7 @@ import {
   type HostileMcpServer,
   type HostileMcpServerOptions,
 } from '../../support/hostile-mcp-server';
+import { startOAuthServer, type OAuthServer } from '../../support/oauth-server';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scripted-llm-server';
 
 /**
@@ -31,18 +33,30 @@ import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/sc
  * (successes, a 401 after editing the header, a tool error, a JSON-RPC error, an HTTP 500, an
  * unknown outcome), discovery failures and the servers page's "Try", everything Hearth wrote,
  * sent or said is scanned for the secrets and their base64 and URL-encoded forms.
+ *
+ * OAuth sign-ins (D1) are secrets of the same kind: a server guarded by a test authorization
+ * server is signed in to through the page API (a denied sign-in, a forged `state`, a used-up
+ * one), discovered, called from runs (one refreshes the access token that ran out), signed out
+ * of, and a used code is replayed. Every access and refresh token the authorization server
+ * issued, every authorization code, every PKCE code verifier and every `state` is scanned for
+ * too: tokens, verifiers and the `state` of a sign-in under way live in `mcpCredentials` and
+ * nowhere else; a code is kept nowhere. The page carries only what it must: the authorization
+ * URL `mcp.signIn` answers (with its `state`, never the verifier) and the callback's `state`
+ * and `code` it relays in `mcp.finishSignIn`.
  */
 
+type SecretKind = 'header' | 'access_token' | 'refresh_token' | 'code' | 'code_verifier' | 'state';
+
 /**
- * The IndexedDB stores allowed to hold secrets at rest; every other store of every database
- * must never. A new place for secrets is added here, and nowhere else.
+ * The IndexedDB stores allowed to hold secrets at rest, and which; every other store of every
+ * database must never. A new place for secrets is added here, and nowhere else.
  */
-const STORES_ALLOWED_TO_HOLD_SECRETS = [
+const STORES_ALLOWED_TO_HOLD_SECRETS: Record<string, readonly SecretKind[]> = {
   /** Registrations: their headers, as typed. */
-  'mcpServers',
-  /** Sign-ins: the OAuth client, tokens and verifier. */
-  'mcpCredentials',
-];
+  mcpServers: ['header'],
+  /** Sign-ins: the OAuth client, tokens, verifier and a sign-in's `state`; never a code. */
+  mcpCredentials: ['access_token', 'refresh_token', 'code_verifier', 'state'],
+};
 /**
  * The page methods whose answers are McpServerViews: the servers page shows and edits the
  * headers as typed, so their `server.headers` may carry the values, and nothing else in them.
@@ -54,6 +68,8 @@ const METHODS_RETURNING_REGISTRATIONS = [
   'mcp.setState',
   'mcp.discover',
   'mcp.setPermission',
+  'mcp.finishSignIn',
+  'mcp.signOut',
 ];
 
 const SECRETS = {
@@ -65,14 +81,33 @@ const SECRETS = {
   /** Pasted into a header's name field as `Authorization: Bearer …` (refused as a name). */
   pasted: 'sk-SECRET-pasted-3b9e66f2c8',
 } as const;
-type SecretName = keyof typeof SECRETS;
+
+interface Secret {
+  name: string;
+  kind: SecretKind;
+  value: string;
+}
+/** Every secret scanned for: the header values, then the OAuth ones as the scenario meets them. */
+const secrets: Secret[] = Object.entries(SECRETS).map(([name, value]) => ({ name, kind: 'header', value }));
+
+/** Adds a secret met in the scenario (once), named by its kind and order: `access_token #2`. */
+function keep(kind: SecretKind, value: string | undefined): string {
+  if (!value) throw new Error(`no ${kind} to keep`);
+  const known = secrets.find((s) => s.value === value);
+  if (known) return known.name;
+  const name = `${kind} #${secrets.filter((s) => s.kind === kind).length + 1}`;
+  secrets.push({ name, kind, value });
+  return name;
+}
+const nameOf = (value: string) => secrets.find((s) => s.value === value)?.name ?? `unknown ${value}`;
 
 // ---------------------------------------------------------------------------------------------
 // The scanner
 // ---------------------------------------------------------------------------------------------
 
 interface Form {
-  secret: SecretName;
+  secret: string;
+  kind: SecretKind;
   form: string;
   text: string;
   caseless: boolean;
@@ -93,28 +128,33 @@ function base64Forms(secret: string): string[] {
   return out;
 }
 
-const FORMS: Form[] = (Object.entries(SECRETS) as [SecretName, string][]).flatMap(([secret, value]) => {
-  const forms: Form[] = [{ secret, form: 'plain', text: value.toLowerCase(), caseless: true }];
+function formsOf({ name: secret, kind, value }: Secret): Form[] {
+  const forms: Form[] = [{ secret, kind, form: 'plain', text: value.toLowerCase(), caseless: true }];
   const url = encodeURIComponent(value).toLowerCase();
-  if (url !== forms[0]!.text) forms.push({ secret, form: 'url-encoded', text: url, caseless: true });
+  if (url !== forms[0]!.text) forms.push({ secret, kind, form: 'url-encoded', text: url, caseless: true });
   for (const [i, b64] of base64Forms(value).entries()) {
-    forms.push({ secret, form: `base64/${i}`, text: b64, caseless: false });
+    forms.push({ secret, kind, form: `base64/${i}`, text: b64, caseless: false });
     const b64url = b64.replaceAll('+', '-').replaceAll('/', '_');
-    if (b64url !== b64) forms.push({ secret, form: `base64url/${i}`, text: b64url, caseless: false });
+    if (b64url !== b64) forms.push({ secret, kind, form: `base64url/${i}`, text: b64url, caseless: false });
   }
   return forms;
-});
+}
+const formsBySecret = new Map<Secret, Form[]>();
+const allForms = () =>
+  secrets.flatMap((s) => formsBySecret.get(s) ?? formsBySecret.set(s, formsOf(s)).get(s)!);
 
 interface Hit {
   where: string;
-  secret: SecretName;
+  secret: string;
+  kind: SecretKind;
   form: string;
 }
 
 function scanText(where: string, text: string, hits: Hit[]): void {
   const lower = text.toLowerCase();
-  for (const f of FORMS) {
-    if ((f.caseless ? lower : text).includes(f.text)) hits.push({ where, secret: f.secret, form: f.form });
+  for (const f of allForms()) {
+    if ((f.caseless ? lower : text).includes(f.text))
+      hits.push({ where, secret: f.secret, kind: f.kind, form: f.form });
   }
 }
 
@@ -166,17 +206,104 @@ const scan = (where: string, value: unknown): Hit[] => {
   return hits;
 };
 
-/** A registration view without the one place it may carry header values. */
-function withoutRegistrationHeaders(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutRegistrationHeaders);
+/**
+ * A place that may hold some kinds of secrets: the hits in it of any other kind. Places that
+ * may hold none are scanned whole with `scan`.
+ */
+interface Part {
+  where: string;
+  value: unknown;
+  mayHold: readonly SecretKind[];
+}
+const scanParts = (parts: Part[]): Hit[] =>
+  parts.flatMap((p) => scan(p.where, p.value).filter((h) => !p.mayHold.includes(h.kind)));
+
+/** A registration view without the one place it may carry header values, and that place. */
+function withoutRegistrationHeaders(value: unknown, headers: unknown[] = []): unknown {
+  if (Array.isArray(value)) return value.map((v) => withoutRegistrationHeaders(v, headers));
   if (typeof value !== 'object' || value === null) return value;
   const view = value as { server?: { headers?: unknown } };
   if (view.server && typeof view.server === 'object' && 'headers' in view.server) {
-    const { headers: _headers, ...server } = view.server;
+    const { headers: taken, ...server } = view.server;
+    headers.push(taken);
     return { ...view, server };
   }
   return value;
 }
+
+interface Message {
+  method: string;
+  message: unknown;
+}
+
+/**
+ * A message the runtime sent the page, cut into what may hold which secrets: the registration
+ * views' headers (header values), the authorization URL's `state` parameter (that sign-in's
+ * `state`), and the rest (none).
+ */
+function partsOfMessageToPage({ method, message }: Message, where: string): Part[] {
+  const m = message as { t: string; value?: unknown };
+  if (m.t !== 'result' && m.t !== 'item') return [{ where, value: message, mayHold: [] }];
+  if (METHODS_RETURNING_REGISTRATIONS.includes(method)) {
+    const headers: unknown[] = [];
+    const value = withoutRegistrationHeaders(m.value, headers);
+    return [
+      { where, value: { ...m, value }, mayHold: [] },
+      { where: `${where} server.headers`, value: headers, mayHold: ['header'] },
+    ];
+  }
+  const step = m.value as { kind?: string; authorizationUrl?: string } | undefined;
+  if (method === 'mcp.signIn' && step?.kind === 'visit' && step.authorizationUrl) {
+    const url = new URL(step.authorizationUrl);
+    const state = url.searchParams.get('state');
+    url.searchParams.delete('state');
+    return [
+      { where, value: { ...m, value: { ...step, authorizationUrl: url.href } }, mayHold: [] },
+      { where: `${where} authorizationUrl state`, value: state, mayHold: ['state'] },
+    ];
+  }
+  return [{ where, value: message, mayHold: [] }];
+}
+
+/**
+ * A message the page sent the runtime, cut the same way: the drafts' headers (as typed), the
+ * callback's `state` and `code` relayed by `mcp.finishSignIn`, and the rest (none).
+ */
+function partsOfMessageFromPage({ method, message }: Message, where: string): Part[] {
+  const m = message as { t: string; params?: Record<string, unknown> };
+  if (m.t !== 'call' || !m.params) return [{ where, value: message, mayHold: [] }];
+  if (method === 'mcp.create') {
+    const { headers, ...draft } = m.params;
+    return [
+      { where, value: { ...m, params: draft }, mayHold: [] },
+      { where: `${where} headers`, value: headers, mayHold: ['header'] },
+    ];
+  }
+  if (method === 'mcp.update') {
+    const { headers, ...draft } = m.params.draft as Record<string, unknown>;
+    return [
+      { where, value: { ...m, params: { ...m.params, draft } }, mayHold: [] },
+      { where: `${where} draft.headers`, value: headers, mayHold: ['header'] },
+    ];
+  }
+  if (method === 'mcp.finishSignIn') {
+    const { state, code, ...rest } = m.params;
+    return [
+      { where, value: { ...m, params: rest }, mayHold: [] },
+      { where: `${where} state`, value: state, mayHold: ['state'] },
+      { where: `${where} code`, value: code, mayHold: ['code'] },
+    ];
+  }
+  return [{ where, value: message, mayHold: [] }];
+}
+
+/** A snapshot of every database, cut by store into what may hold which secrets. */
+const partsOfDatabases = (contents: Awaited<ReturnType<typeof indexedDbContents>>, when: string): Part[] =>
+  contents.map((c) => ({
+    where: `${when}: ${c.database}/${c.store}`,
+    value: c.rows,
+    mayHold: (c.database === DB_NAME && STORES_ALLOWED_TO_HOLD_SECRETS[c.store]) || [],
+  }));
 
 // ---------------------------------------------------------------------------------------------
 // Reading everything back
@@ -231,7 +358,9 @@ async function walk(workspace: Workspace, dir?: WorkspacePath): Promise<[string,
 const DB_NAME = `hearth-secrets-${Math.random()}`;
 const channel = new MessageChannel();
 /** Every message the runtime posted to its page, with the page method it answers. */
-const toPage: { method: string; message: unknown }[] = [];
+const toPage: Message[] = [];
+/** Every message the page posted to the runtime, with the method it calls. */
+const fromPage: Message[] = [];
 const pageMethodOf = new Map<number, string>();
 
 function tap(port: MessagePort, record: (message: unknown) => void): Endpoint {
@@ -250,6 +379,7 @@ function tap(port: MessagePort, record: (message: unknown) => void): Endpoint {
 const pageEnd = tap(channel.port1, (m) => {
   const { t, id, method } = m as { t: string; id: number; method?: string };
   if ((t === 'call' || t === 'stream') && method) pageMethodOf.set(id, method);
+  fromPage.push({ method: method ?? (t === 'cancel' ? (pageMethodOf.get(id) ?? '?') : '?'), message: m });
 });
 const workerEnd = tap(channel.port2, (m) => {
   const { t, id, method } = m as { t: string; id: number; method?: string };
@@ -276,6 +406,26 @@ let client: HearthClient;
 let llm: ScriptedLlmServer;
 let db: HearthDatabase;
 const servers: HostileMcpServer[] = [];
+let oauth: OAuthServer | undefined;
+/** The OAuth-guarded server. */
+let guarded: HostileMcpServer;
+/** Every database, as it was at moments of the sign-ins (the end is read by the tests). */
+const snapshots: { when: string; contents: Awaited<ReturnType<typeof indexedDbContents>> }[] = [];
+/** What the sign-ins did, checked by the first test. */
+const signIns = {
+  /** The verifiers read from `mcpCredentials` while each sign-in waited for its callback. */
+  storedVerifiers: [] as string[],
+  /** The states of the authorization URLs, each also that of the sign-in under way. */
+  states: [] as string[],
+  /** The authorization URLs `mcp.signIn` gave the page. */
+  authorizationUrls: [] as string[],
+  signedIn: undefined as McpServerView | undefined,
+  again: undefined as string | undefined,
+  refreshesDuringRun: 0,
+  refreshedRun: undefined as RunUpdate[] | undefined,
+  signedOut: undefined as McpServerView | undefined,
+};
+const REDIRECT = 'http://127.0.0.1:9/oauth/callback.html';
 
 const secretHeaders = (apiKey: string = SECRETS.apiKey): McpServerDraft['headers'] => [
   { name: 'Authorization', value: `Bearer ${SECRETS.bearer}` },
@@ -339,6 +489,42 @@ const attempt = async <T>(p: Promise<T>): Promise<T | undefined> => {
 
 const toolCallsTo = (server: HostileMcpServer) =>
   server.requests.filter((r) => (r.body as { method?: string } | null)?.method === 'tools/call').length;
+
+/** The person on the authorization page: follows its redirects to the callback's query. */
+async function visit(authorizationUrl: string, answer: 'approve' | 'deny' = 'approve') {
+  let url = authorizationUrl;
+  for (let hop = 0; hop < 5; hop++) {
+    if (url.startsWith(REDIRECT)) break;
+    if (answer === 'deny') url = url.replace('answer=approve', 'answer=deny');
+    const response = await fetch(url, { redirect: 'manual' });
+    const location = response.headers.get('location');
+    if (!location) throw new Error(`no redirect from ${url}: ${response.status}`);
+    url = new URL(location, url).href;
+  }
+  const q = new URL(url).searchParams;
+  return {
+    state: q.get('state') ?? '',
+    ...(q.get('code') ? { code: q.get('code')! } : {}),
+    ...(q.get('error') ? { error: q.get('error')! } : {}),
+  };
+}
+
+/** Presses Sign in: the authorization URL, and the `state` and verifier it left in `mcpCredentials`. */
+async function startSignIn(id: string) {
+  const step = await client.mcp.signIn(id, REDIRECT);
+  if (step.kind !== 'visit') throw new Error(`expected a visit, not ${step.kind}`);
+  const row = await db.mcpCredentials.get(id);
+  const state = new URL(step.authorizationUrl).searchParams.get('state') ?? '';
+  if (row?.pending?.state !== state) throw new Error('the sign-in under way has another state');
+  keep('state', state);
+  keep('code_verifier', row.codeVerifier);
+  signIns.states.push(state);
+  signIns.storedVerifiers.push(row.codeVerifier!);
+  signIns.authorizationUrls.push(step.authorizationUrl);
+  return { url: step.authorizationUrl, state };
+}
+
+const refreshes = () => oauth!.log.filter((l) => l === 'token:refresh_token').length;
 
 async function until(condition: () => boolean, what: string) {
   for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
@@ -519,6 +705,70 @@ beforeAll(async () => {
     errors.push(e);
   }
 
+  // OAuth (D1): a server guarded by an authorization server the person signs in to.
+  guarded = await startHostileMcpServer({
+    behaviour: 'ok',
+    bearer: {
+      accepts: (token) => oauth!.accepts(token),
+      get resourceMetadataUrl() {
+        return oauth!.resourceMetadataUrl;
+      },
+    },
+  });
+  servers.push(guarded);
+  oauth = await startOAuthServer({ resource: guarded.url, autoApprove: true });
+  const { server: guardedServer } = await client.mcp.create({
+    displayName: 'Guarded',
+    endpoint: guarded.url,
+    headers: [],
+    protocolVersion: 'auto',
+  });
+  const guardedId = guardedServer.id;
+  await attempt(client.mcp.discover(guardedId));
+  // Denied on the authorization page.
+  const denied = await startSignIn(guardedId);
+  await attempt(client.mcp.finishSignIn(await visit(denied.url, 'deny')));
+  // Approved; a callback with a forged state is refused, the real one signs in, once.
+  const approved = await startSignIn(guardedId);
+  snapshots.push({ when: 'sign-in under way', contents: await indexedDbContents() });
+  const callback = await visit(approved.url);
+  keep('code', callback.code);
+  await attempt(client.mcp.finishSignIn({ ...callback, state: `forged-${crypto.randomUUID()}` }));
+  signIns.signedIn = await client.mcp.finishSignIn(callback);
+  await attempt(client.mcp.finishSignIn(callback));
+  snapshots.push({ when: 'signed in', contents: await indexedDbContents() });
+  signIns.again = (await client.mcp.signIn(guardedId, REDIRECT)).kind;
+  await enable(guardedId);
+  exports.push({
+    name: 'try (signed in)',
+    value: await client.mcp.tryCall(guardedId, 'echo', { message: 'signed in' }),
+  });
+  llm.script({ toolCalls: [call('g1', 'mcp__Guarded__echo', { message: 'guarded' })] }, { text: ['Done.'] });
+  await send(session.id, 'use the guarded server');
+  // The access token runs out: the next run's call refreshes it.
+  oauth.expireAccessTokens();
+  const before = refreshes();
+  llm.script(
+    { toolCalls: [call('g2', 'mcp__Guarded__echo', { message: 'after expiry' })] },
+    { text: ['Refreshed.'] },
+  );
+  signIns.refreshedRun = (await send(session.id, 'the guarded server, later')).updates;
+  signIns.refreshesDuringRun = refreshes() - before;
+  snapshots.push({ when: 'refreshed', contents: await indexedDbContents() });
+  signIns.signedOut = await client.mcp.signOut(guardedId);
+  exports.push({
+    name: 'try (signed out)',
+    value: await attempt(client.mcp.tryCall(guardedId, 'echo', { message: 'signed out' })),
+  });
+  // A used code replayed with a new sign-in's state: the authorization server refuses it.
+  const replay = await startSignIn(guardedId);
+  await attempt(client.mcp.finishSignIn({ state: replay.state, code: callback.code! }));
+  // Everything the authorization server issued or was shown.
+  for (const t of oauth.secrets.accessTokens) keep('access_token', t);
+  for (const t of oauth.secrets.refreshTokens) keep('refresh_token', t);
+  for (const c of oauth.secrets.codes) keep('code', c);
+  for (const v of oauth.secrets.codeVerifiers) keep('code_verifier', v);
+
   // Everything the app exports.
   const { runs } = await client.sessions.get(session.id);
   exports.push({ name: 'session', value: await client.sessions.get(session.id) });
@@ -549,6 +799,7 @@ beforeAll(async () => {
 afterAll(async () => {
   vi.restoreAllMocks();
   await Promise.all(servers.map((s) => s.close()));
+  await oauth?.close();
   await llm?.close();
   db?.close();
   channel.port1.close();
@@ -557,7 +808,7 @@ afterAll(async () => {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('MCP header values stay in the registration', () => {
+describe('MCP header values stay in the registration, sign-ins in their credentials', () => {
   it('the scenario happened: secrets reached their servers, every outcome was met', () => {
     const vault = servers[0]!;
     const headers = vault.requests.filter((r) => r.method === 'POST').map((r) => r.headers);
@@ -574,6 +825,8 @@ describe('MCP header values stay in the registration', () => {
         'mcp.unreachable',
         'mcp.server_not_found',
         'rpc.cancelled',
+        'mcp.sign_in_unknown',
+        'mcp.auth_failed',
       ]),
     );
     // The pasted line is refused by its name alone.
@@ -596,14 +849,112 @@ describe('MCP header values stay in the registration', () => {
     expect(openedWorkspaces.size).toBeGreaterThan(1);
   });
 
+  it('the sign-ins happened: denied, forged, signed in, refreshed in a run, signed out, replayed', () => {
+    const messages = errors.map((e) => (e as Error).message);
+    expect(messages.some((m) => m.includes('was refused (access_denied)'))).toBe(true);
+    expect(messages.filter((m) => m.includes('This sign-in was not started here'))).toHaveLength(2);
+    expect(messages.some((m) => m.includes('invalid_grant'))).toBe(true);
+    expect(signIns.signedIn?.signIn.signedIn).toBe(true);
+    expect(signIns.again).toBe('signed_in');
+    expect(signIns.signedOut?.signIn).toEqual({ signedIn: false });
+    // Three sign-ins, each with its own state and verifier; the authorization URLs carry the
+    // state and the challenge, never the verifier (the scan of page messages checks that too).
+    expect(new Set(signIns.states).size).toBe(3);
+    expect(new Set(signIns.storedVerifiers).size).toBe(3);
+    for (const [i, href] of signIns.authorizationUrls.entries()) {
+      const q = new URL(href).searchParams;
+      expect(q.get('state')).toBe(signIns.states[i]);
+      expect(q.get('code_challenge_method')).toBe('S256');
+      expect(q.get('code_challenge')).toBe(
+        createHash('sha256').update(signIns.storedVerifiers[i]!).digest('base64url'),
+      );
+    }
+    // What the authorization server issued and was shown: one code, used and then replayed
+    // (the SDK tries an invalid_grant twice), a refresh, and the verifiers Hearth had stored.
+    const issued = oauth!.secrets;
+    expect(issued.codes).toHaveLength(1);
+    expect(issued.accessTokens).toHaveLength(2);
+    expect(issued.refreshTokens).toHaveLength(2);
+    expect(new Set(issued.codeVerifiers)).toEqual(
+      new Set([signIns.storedVerifiers[1], signIns.storedVerifiers[2]]),
+    );
+    // The refresh happened during the run, whose call then went through.
+    expect(signIns.refreshesDuringRun).toBe(1);
+    expect(signIns.refreshedRun?.filter((u) => u.type === 'event').at(-1)).toMatchObject({
+      event: { type: 'run_completed' },
+    });
+    const completed = signIns.refreshedRun?.find(
+      (u) => u.type === 'event' && u.event.type === 'tool_call_completed',
+    );
+    expect(completed).toMatchObject({ event: { payload: { callId: 'g2', isError: false } } });
+    expect(JSON.stringify(llm.requests).includes('Echo: after expiry')).toBe(true);
+    // Both access tokens reached the guarded server, as bearer tokens.
+    const bearers = new Set(guarded.requests.map((r) => r.headers.authorization));
+    for (const token of issued.accessTokens) expect(bearers).toContain(`Bearer ${token}`);
+    // Try, the first run, the second run's call with the token that ran out (refused), then
+    // the same call with the refreshed one.
+    const calls = guarded.requests.filter(
+      (r) => (r.body as { method?: string } | null)?.method === 'tools/call',
+    );
+    expect(calls.map((r) => nameOf(r.headers.authorization?.replace(/^Bearer /, '') ?? ''))).toEqual([
+      'access_token #1',
+      'access_token #1',
+      'access_token #1',
+      'access_token #2',
+    ]);
+    const tried = exports.find((e) => e.name === 'try (signed out)')?.value as { outcome?: string };
+    expect(tried.outcome).toBe('not_sent');
+  });
+
   it('the scanner finds them where they must be (positive controls)', async () => {
     const contents = await indexedDbContents();
-    const registrations = contents.filter(
-      (c) => c.database === DB_NAME && STORES_ALLOWED_TO_HOLD_SECRETS.includes(c.store),
+    const storeOf = (all: typeof contents, store: string) =>
+      all.filter((c) => c.database === DB_NAME && c.store === store).map((c) => c.rows);
+    const found = new Set(
+      scan('mcpServers', storeOf(contents, 'mcpServers')).map((h) => `${h.secret}/${h.form}`),
     );
-    const found = new Set(scan('mcpServers', registrations).map((h) => `${h.secret}/${h.form}`));
     expect(found).toContain('bearer/plain');
     expect(found).toContain('apiKey/plain');
+    // The sign-ins, in mcpCredentials as they went: the state and verifier of one under way,
+    // then the tokens, then the refreshed ones; signed out, no token is left.
+    const credentialsAt = (when: string) => {
+      const snapshot = snapshots.find((s) => s.when === when)!.contents;
+      return new Set(scan(when, storeOf(snapshot, 'mcpCredentials')).map((h) => h.secret));
+    };
+    const issued = oauth!.secrets;
+    expect([...credentialsAt('sign-in under way')]).toEqual(
+      expect.arrayContaining([nameOf(signIns.states[1]!), nameOf(signIns.storedVerifiers[1]!)]),
+    );
+    expect([...credentialsAt('signed in')]).toEqual(
+      expect.arrayContaining([nameOf(issued.accessTokens[0]!), nameOf(issued.refreshTokens[0]!)]),
+    );
+    expect([...credentialsAt('refreshed')]).toEqual(
+      expect.arrayContaining([nameOf(issued.accessTokens[1]!), nameOf(issued.refreshTokens[1]!)]),
+    );
+    const atEnd = scan('end', storeOf(contents, 'mcpCredentials')).map((h) => h.kind);
+    expect(atEnd).not.toContain('access_token');
+    expect(atEnd).not.toContain('refresh_token');
+    expect(atEnd).toContain('code_verifier');
+    // Every OAuth secret is scanned for, under its own name.
+    const kinds = secrets.map((s) => s.kind);
+    expect(kinds.filter((k) => k === 'access_token')).toHaveLength(2);
+    expect(kinds.filter((k) => k === 'refresh_token')).toHaveLength(2);
+    expect(kinds.filter((k) => k === 'code')).toHaveLength(1);
+    expect(kinds.filter((k) => k === 'code_verifier')).toHaveLength(3);
+    expect(kinds.filter((k) => k === 'state')).toHaveLength(3);
+    // The page carries a sign-in's state in the authorization URL, and relays the callback's
+    // state and code: the places the message scan allows them are where they are.
+    const allowedHits = (messages: Message[], cut: typeof partsOfMessageToPage, method: string) =>
+      messages
+        .filter((m) => m.method === method)
+        .flatMap((m, i) => cut(m, `${method} #${i}`).slice(1))
+        .flatMap((p) => scan(p.where, p.value).map((h) => h.secret));
+    expect(new Set(allowedHits(toPage, partsOfMessageToPage, 'mcp.signIn'))).toEqual(
+      new Set(signIns.states.map(nameOf)),
+    );
+    expect(new Set(allowedHits(fromPage, partsOfMessageFromPage, 'mcp.finishSignIn'))).toEqual(
+      new Set([nameOf(issued.codes[0]!), ...signIns.states.map(nameOf)]),
+    );
     // Encoded and packed forms are recognised too.
     const line = `Authorization: Bearer ${SECRETS.bearer}`;
     const alignments = new Set<string>();
@@ -634,14 +985,23 @@ describe('MCP header values stay in the registration', () => {
     expect(views.find((v) => v.server.displayName === 'Vault')!.server.headers).toEqual(secretHeaders());
   });
 
-  it('IndexedDB: no store but the registrations holds them', async () => {
+  it('IndexedDB: no store but the registrations and credentials holds them, no code anywhere', async () => {
     const contents = await indexedDbContents();
     expect(contents.map((c) => c.store)).toEqual(
-      expect.arrayContaining(['runs', 'events', 'records', 'mcpCatalogs', 'sessions', 'mcpServers']),
+      expect.arrayContaining([
+        'runs',
+        'events',
+        'records',
+        'mcpCatalogs',
+        'sessions',
+        'mcpServers',
+        'mcpCredentials',
+      ]),
     );
-    const hits = contents
-      .filter((c) => !(c.database === DB_NAME && STORES_ALLOWED_TO_HOLD_SECRETS.includes(c.store)))
-      .flatMap((c) => scan(`${c.database}/${c.store}`, c.rows));
+    expect(snapshots).toHaveLength(3);
+    const hits = [...snapshots, { when: 'end', contents }].flatMap((s) =>
+      scanParts(partsOfDatabases(s.contents, s.when)),
+    );
     expect(hits).toEqual([]);
   });
 
@@ -661,25 +1021,24 @@ describe('MCP header values stay in the registration', () => {
   it('exports and what the page reads: none holds them', () => {
     expect(exports.filter((e) => e.name.startsWith('workspace zip')).length).toBeGreaterThan(1);
     expect(exports.flatMap((e) => scan(e.name, e.value))).toEqual([]);
-    expect(scan('mcp.list', withoutRegistrationHeaders(views))).toEqual([]);
+    const headers: unknown[] = [];
+    expect(scan('mcp.list', withoutRegistrationHeaders(views, headers))).toEqual([]);
+    expect(scanParts([{ where: 'mcp.list headers', value: headers, mayHold: ['header'] }])).toEqual([]);
   });
 
-  it('every message to the page: only the registration views carry them', () => {
+  it('every message to the page: only the registration views and authorization URLs carry them', () => {
     const views = toPage.filter((m) => METHODS_RETURNING_REGISTRATIONS.includes(m.method));
     expect(views.length).toBeGreaterThan(0);
-    const hits = toPage.flatMap((m, i) =>
-      scan(
-        `#${i} ${m.method}`,
-        METHODS_RETURNING_REGISTRATIONS.includes(m.method)
-          ? {
-              ...(m.message as object),
-              value: withoutRegistrationHeaders((m.message as { value?: unknown }).value),
-            }
-          : m.message,
-      ),
-    );
+    expect(toPage.filter((m) => m.method === 'mcp.signIn')).toHaveLength(4);
+    const hits = scanParts(toPage.flatMap((m, i) => partsOfMessageToPage(m, `#${i} ${m.method}`)));
     expect(hits).toEqual([]);
     expect(toPage.some((m) => m.method === 'page.approvalRequested')).toBe(true);
+  });
+
+  it('every message from the page: only the drafts and the relayed callbacks carry them', () => {
+    expect(fromPage.filter((m) => m.method === 'mcp.finishSignIn')).toHaveLength(5);
+    const hits = scanParts(fromPage.flatMap((m, i) => partsOfMessageFromPage(m, `#${i} ${m.method}`)));
+    expect(hits).toEqual([]);
   });
 
   it('error texts: none holds them', () => {
