@@ -1,11 +1,18 @@
 import { z } from 'zod';
-import { PRESET_IDS, PROVIDER_PRESETS, type PresetId } from './provider-presets';
+import {
+  IMAGE_SUPPORT,
+  PRESET_IDS,
+  PROVIDER_PRESETS,
+  type ImageSupport,
+  type PresetId,
+} from './provider-presets';
 
 export const DEMO_CONNECTION_ID = 'demo';
 
 const capabilitiesSchema = z.strictObject({
   tools: z.boolean(),
-  images: z.boolean(),
+  /** `auto`: known vision models take images; `on` / `off`: the person's word (`acceptsImages`). */
+  images: z.enum(IMAGE_SUPPORT),
   reasoning: z.boolean(),
 });
 const httpUrl = (error: string) => z.url({ protocol: /^https?$/, error });
@@ -68,20 +75,40 @@ export function draftFromPreset(preset: PresetId): ConnectionDraft {
 
 /**
  * Rows stored by older versions become current connections (the one decoding point for
- * stored connections): version 1 saved OpenAI-compatible endpoints as `openai-compatible`.
+ * stored connections; the store applies it to every row it reads): version 1 saved
+ * OpenAI-compatible endpoints as `openai-compatible`; rows saved before the Images setting
+ * had three values kept a yes/no (`upgradeImages`).
  */
 export function upgradeConnection(row: unknown): unknown {
-  if (typeof row !== 'object' || row === null || (row as { kind?: unknown }).kind !== 'openai-compatible')
-    return row;
-  const { kind: _kind, ...rest } = row as Record<string, unknown>;
-  return {
-    ...rest,
-    kind: 'remote',
-    preset: 'custom',
-    wire: 'openai-chat',
-    relayUrl: '',
-    capabilities: { ...PROVIDER_PRESETS.custom.capabilities },
-  };
+  if (typeof row !== 'object' || row === null) return row;
+  const r = row as Record<string, unknown>;
+  if (r.kind === 'openai-compatible') {
+    const { kind: _kind, ...rest } = r;
+    return {
+      ...rest,
+      kind: 'remote',
+      preset: 'custom',
+      wire: 'openai-chat',
+      relayUrl: '',
+      capabilities: { ...PROVIDER_PRESETS.custom.capabilities },
+    };
+  }
+  const caps = r.capabilities as Record<string, unknown> | undefined;
+  if (r.kind === 'remote' && typeof caps === 'object' && caps !== null && typeof caps.images === 'boolean')
+    return { ...r, capabilities: { ...caps, images: upgradeImages(String(r.preset), caps.images) } };
+  return row;
+}
+
+/** Presets whose checkbox for images was ticked by default before the Images setting had `auto`. */
+const IMAGES_TICKED_BY_DEFAULT = new Set(['openai', 'anthropic', 'gemini', 'openrouter', 'xai']);
+
+/**
+ * The old yes/no never reached a request, so a value equal to its preset's old default says
+ * nothing the person chose: it becomes `auto`. A value the person changed stays their word.
+ */
+export function upgradeImages(preset: string, images: boolean): ImageSupport {
+  if (images === IMAGES_TICKED_BY_DEFAULT.has(preset)) return 'auto';
+  return images ? 'on' : 'off';
 }
 
 /** What leaves the worker for display: the key is masked. */

@@ -11,6 +11,12 @@ export interface ImageRef {
   /** Workspace path of the stored image (tool images) or a data URL (user uploads). */
   path: string;
   mimeType: string;
+  /**
+   * The image's bytes, base64 without a `data:` prefix. Filled in by the request builder just
+   * before a request is encoded; never stored (results, audit and history keep `{ path, mimeType }`).
+   * An image without it reaches the model as an explanation (`imageExplanation`), not as an image.
+   */
+  data?: string;
 }
 
 /**
@@ -22,7 +28,8 @@ export type ProviderMetadata = JsonObject;
 
 export type ContentPart =
   | { type: 'text'; text: string; providerMetadata?: ProviderMetadata }
-  | { type: 'image'; image: ImageRef; data?: string }
+  /** An image from the person; its bytes travel in `image.data`. */
+  | { type: 'image'; image: ImageRef }
   | {
       type: 'reasoning';
       text: string;
@@ -71,6 +78,13 @@ export interface ModelRequest {
   messages: ModelMessage[];
   tools: ModelToolSpec[];
   toolChoice: ToolChoice;
+  /**
+   * Whether this invocation's model takes images, decided when the snapshot is built
+   * (`acceptsImages(connection, model)` in `domain/vision.ts`) and set by the request builder.
+   * When false, every image (the person's and tools') is sent as an explanation at its place and
+   * its bytes are not sent. Absent means no decision was made: images with data are sent.
+   */
+  acceptsImages?: boolean;
   maxOutputTokens?: number;
   temperature?: number;
 }

@@ -1,9 +1,16 @@
 /** The wire formats Hearth speaks (runtime.md §4.2). */
 export type WireFormat = 'openai-chat' | 'anthropic' | 'gemini';
 
+/**
+ * Whether requests carry images: `auto` when the model is a known vision model
+ * (`isKnownVisionModel`), `on` and `off` when the person says so for this connection.
+ */
+export const IMAGE_SUPPORT = ['auto', 'on', 'off'] as const;
+export type ImageSupport = (typeof IMAGE_SUPPORT)[number];
+
 export interface ModelCapabilities {
   tools: boolean;
-  images: boolean;
+  images: ImageSupport;
   reasoning: boolean;
 }
 
@@ -19,8 +26,8 @@ export interface ProviderPreset {
   hint?: string;
 }
 
-const ALL: ModelCapabilities = { tools: true, images: true, reasoning: true };
-const TOOLS_ONLY: ModelCapabilities = { tools: true, images: false, reasoning: false };
+const ALL: ModelCapabilities = { tools: true, images: 'auto', reasoning: true };
+const TOOLS_ONLY: ModelCapabilities = { tools: true, images: 'auto', reasoning: false };
 const LOCAL_HINT = 'Local servers must allow this page’s origin (CORS).';
 
 /** Presets: the right base URL, wire format and defaults per provider (D17 quirks in the hints). */
@@ -30,7 +37,7 @@ export const PROVIDER_PRESETS = {
     wire: 'openai-chat',
     baseUrl: 'https://api.openai.com/v1',
     needsKey: true,
-    capabilities: { tools: true, images: true, reasoning: false },
+    capabilities: { tools: true, images: 'auto', reasoning: false },
     modelPlaceholder: 'gpt-4o-mini',
   },
   anthropic: {
@@ -62,7 +69,7 @@ export const PROVIDER_PRESETS = {
     wire: 'openai-chat',
     baseUrl: 'https://api.deepseek.com/v1',
     needsKey: true,
-    capabilities: { tools: true, images: false, reasoning: true },
+    capabilities: { tools: true, images: 'auto', reasoning: true },
     modelPlaceholder: 'deepseek-chat',
   },
   groq: {
@@ -86,7 +93,7 @@ export const PROVIDER_PRESETS = {
     wire: 'openai-chat',
     baseUrl: 'https://api.x.ai/v1',
     needsKey: true,
-    capabilities: { tools: true, images: true, reasoning: true },
+    capabilities: ALL,
     modelPlaceholder: 'grok-4',
   },
   ollama: {

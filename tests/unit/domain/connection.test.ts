@@ -4,6 +4,7 @@ import {
   draftFromPreset,
   redactConnection,
   upgradeConnection,
+  upgradeImages,
 } from '$lib/domain/connection';
 import { PRESET_IDS, PROVIDER_PRESETS } from '$lib/domain/provider-presets';
 
@@ -68,5 +69,29 @@ describe('connections', () => {
     const shown = redactConnection(c);
     expect(shown.kind === 'remote' && shown.apiKey).toBe('••••1234');
     expect(JSON.stringify(shown)).not.toContain('secret');
+  });
+
+  it('an old yes/no for images becomes auto when it was the preset’s default, else the person’s word', () => {
+    const old = (preset: string, images: boolean) => ({
+      ...draftFromPreset('openai'),
+      preset,
+      kind: 'remote',
+      id: 'x',
+      apiKey: 'sk-1',
+      model: 'm',
+      capabilities: { tools: true, images, reasoning: false },
+    });
+    const images = (row: unknown) => {
+      const c = connectionSchema.parse(upgradeConnection(row));
+      if (c.kind !== 'remote') throw new Error('expected a remote connection');
+      return c.capabilities;
+    };
+    expect(images(old('openai', true))).toEqual({ tools: true, images: 'auto', reasoning: false });
+    expect(images(old('openai', false)).images).toBe('off');
+    expect(images(old('ollama', false)).images).toBe('auto');
+    expect(images(old('ollama', true)).images).toBe('on');
+    expect(upgradeImages('custom', false)).toBe('auto');
+    expect(upgradeImages('xai', true)).toBe('auto');
+    expect(connectionSchema.safeParse(old('openai', true)).success).toBe(false);
   });
 });

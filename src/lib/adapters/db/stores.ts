@@ -1,4 +1,4 @@
-import type { Connection } from '$lib/domain/connection';
+import { upgradeConnection, type Connection } from '$lib/domain/connection';
 import { HearthFailure } from '$lib/domain/errors';
 import { TERMINAL_STATUSES, type RunId, type RunRecord } from '$lib/domain/run';
 import type { SessionMessage, SessionRecord } from '$lib/domain/session';
@@ -104,11 +104,19 @@ export class DexieRunStore implements RunStore {
     );
 }
 
+const upgradeStored = (row: Connection): Connection => upgradeConnection(row) as Connection;
+
 export class DexieConnectionStore implements ConnectionStore {
   constructor(private readonly db: HearthDatabase) {}
 
-  list = () => guarded('list connections', () => this.db.connections.toArray());
-  get = (id: string) => guarded('read the connection', () => this.db.connections.get(id));
+  /** Rows are upgraded as they are read, so rows older versions saved keep working. */
+  list = () =>
+    guarded('list connections', async () => (await this.db.connections.toArray()).map(upgradeStored));
+  get = (id: string) =>
+    guarded('read the connection', async () => {
+      const row = await this.db.connections.get(id);
+      return row === undefined ? undefined : upgradeStored(row);
+    });
   put = (c: Connection) =>
     guarded('save the connection', async () => void (await this.db.connections.put(c)));
   delete = (id: string) => guarded('delete the connection', () => this.db.connections.delete(id));

@@ -1,4 +1,5 @@
 import type { ContentPart, ImageRef, ModelMessage, ModelRequest, ToolChoice } from '$lib/domain/model';
+import { requestImages, type RequestImages } from '$lib/domain/request-images';
 import type { JsonObject } from '$lib/domain/json';
 import { sanitizeToolSchema } from '$lib/domain/tool-schema';
 
@@ -108,6 +109,10 @@ const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp
  * newest assistant turn, which the next round also sends unchanged, so each round reads the cache
  * written by the round before and writes one more turn. The newest user message itself is not
  * marked: it is the part most likely to differ on a retry with guidance or an edit.
+ *
+ * Images go as `image` blocks: the person's in their user message, a tool's inside its
+ * `tool_result` after the result's text. An image the model cannot have (`acceptsImages` false,
+ * or its bytes not loaded) is a text block with its explanation at the same place.
  */
 export function encodeAnthropicRequest(
   request: ModelRequest,
@@ -120,7 +125,9 @@ export function encodeAnthropicRequest(
     .map((m) => textOf(m.parts, 'system', warnings))
     .filter((text) => text !== '')
     .map((text): TextBlock => ({ type: 'text', text }));
-  const messages = encodeMessages(rest, warnings);
+  const images = requestImages(request.acceptsImages !== false);
+  const messages = encodeMessages(rest, { warnings, images });
+  warnings.push(...images.warnings());
 
   const thinking = opts.thinkingBudgetTokens;
   let maxTokens = request.maxOutputTokens ?? opts.maxTokens ?? DEFAULT_MAX_TOKENS;
@@ -170,10 +177,16 @@ function splitSystem(messages: readonly ModelMessage[]): { system: ModelMessage[
   return { system: messages.slice(0, i), rest: messages.slice(i) };
 }
 
-function encodeMessages(messages: readonly ModelMessage[], warnings: string[]): AnthropicMessage[] {
+/** What encoding the messages shares: the warnings so far and the request's images. */
+interface Ctx {
+  warnings: string[];
+  images: RequestImages;
+}
+
+function encodeMessages(messages: readonly ModelMessage[], ctx: Ctx): AnthropicMessage[] {
   const out: AnthropicMessage[] = [];
   for (const message of messages) {
-    const encoded = encodeMessage(message, warnings);
+    const encoded = encodeMessage(message, ctx);
     if (encoded.content.length === 0) continue;
     const last = out.at(-1);
     // The API wants user and assistant turns to alternate: consecutive ones are merged.
@@ -190,7 +203,8 @@ function encodeMessages(messages: readonly ModelMessage[], warnings: string[]): 
   return out;
 }
 
-function encodeMessage(message: ModelMessage, warnings: string[]): AnthropicMessage {
+function encodeMessage(message: ModelMessage, ctx: Ctx): AnthropicMessage {
+  const { warnings } = ctx;
   if (message.role === 'assistant')
     return { role: 'assistant', content: assistantBlocks(message.parts, warnings) };
   if (message.role === 'system') {
@@ -200,10 +214,11 @@ function encodeMessage(message: ModelMessage, warnings: string[]): AnthropicMess
     const text = textOf(message.parts, 'system', warnings);
     return { role: 'user', content: text === '' ? [] : [{ type: 'text', text }] };
   }
-  return { role: 'user', content: userBlocks(message.parts, warnings) };
+  return { role: 'user', content: userBlocks(message.parts, ctx) };
 }
 
-function userBlocks(parts: readonly ContentPart[], warnings: string[]): ContentBlock[] {
+function userBlocks(parts: readonly ContentPart[], ctx: Ctx): ContentBlock[] {
+  const { warnings } = ctx;
   const blocks: ContentBlock[] = [];
   for (const p of parts) {
     switch (p.type) {
@@ -211,10 +226,10 @@ function userBlocks(parts: readonly ContentPart[], warnings: string[]): ContentB
         if (p.text !== '') blocks.push({ type: 'text', text: p.text });
         break;
       case 'image':
-        blocks.push(imageBlock(p.image, p.data, warnings));
+        blocks.push(imageBlock(p.image, ctx));
         break;
       case 'tool-result':
-        blocks.push(toolResultBlock(p, warnings));
+        blocks.push(toolResultBlock(p, ctx));
         break;
       case 'native':
         if (p.provider === ANTHROPIC_PROVIDER && isBlock(p.value)) blocks.push({ ...p.value });
@@ -254,12 +269,9 @@ function assistantBlocks(parts: readonly ContentPart[], warnings: string[]): Con
   return blocks;
 }
 
-function toolResultBlock(
-  result: Extract<ContentPart, { type: 'tool-result' }>,
-  warnings: string[],
-): ToolResultBlock {
+function toolResultBlock(result: Extract<ContentPart, { type: 'tool-result' }>, ctx: Ctx): ToolResultBlock {
   const block: ToolResultBlock = { type: 'tool_result', tool_use_id: result.callId };
-  const images = result.images.map((img) => imageBlock(img, undefined, warnings));
+  const images = result.images.map((img) => imageBlock(img, ctx));
   if (images.length === 0) {
     if (result.content !== '') block.content = result.content;
   } else {
@@ -272,28 +284,14 @@ function toolResultBlock(
   return block;
 }
 
-function imageBlock(image: ImageRef, data: string | undefined, warnings: string[]): TextBlock | ImageBlock {
-  const source = imageSource(image, data);
-  if (source === null) {
-    warnings.push(`The image ${image.path} was not sent: its data was not loaded.`);
-    return { type: 'text', text: `[image ${image.path} could not be attached]` };
-  }
-  if (source.type === 'base64' && !IMAGE_TYPES.has(source.media_type))
-    warnings.push(`The image ${image.path} has type ${source.media_type}, which Anthropic may not accept.`);
-  return { type: 'image', source };
-}
-
-/** Base64 data (from `data` or a data URL path), an http(s) URL, or null when the bytes are absent. */
-export function imageSource(image: ImageRef, data: string | undefined): ImageSource | null {
-  const inline =
-    data !== undefined && data !== '' ? data : image.path.startsWith('data:') ? image.path : null;
-  if (inline !== null) {
-    const m = /^data:([^;,]+)(?:;[^,]*)?,(.*)$/s.exec(inline);
-    if (m) return { type: 'base64', media_type: m[1] ?? image.mimeType, data: m[2] ?? '' };
-    return { type: 'base64', media_type: image.mimeType, data: inline };
-  }
-  if (/^https?:\/\//i.test(image.path)) return { type: 'url', url: image.path };
-  return null;
+/** An image block, or the text block that explains the image at its place. */
+function imageBlock(ref: ImageRef, ctx: Ctx): TextBlock | ImageBlock {
+  const image = ctx.images.resolve(ref);
+  if (image.kind === 'withheld') return { type: 'text', text: image.text };
+  if (image.kind === 'url') return { type: 'image', source: { type: 'url', url: image.url } };
+  if (!IMAGE_TYPES.has(image.mimeType))
+    ctx.warnings.push(`The image ${ref.path} has type ${image.mimeType}, which Anthropic may not accept.`);
+  return { type: 'image', source: { type: 'base64', media_type: image.mimeType, data: image.data } };
 }
 
 function textOf(parts: readonly ContentPart[], where: string, warnings: string[]): string {

@@ -7,6 +7,12 @@ import type {
   ToolChoice,
 } from '$lib/domain/model';
 import { isJsonObject, type JsonObject } from '$lib/domain/json';
+import {
+  requestImages,
+  toolImagesHeading,
+  withExplanations,
+  type RequestImages,
+} from '$lib/domain/request-images';
 import { sanitizeToolSchema } from '$lib/domain/tool-schema';
 
 /** The key of this adapter's entry in `providerMetadata`, and the provider of its `native` parts. */
@@ -35,7 +41,13 @@ export interface GeminiPart {
   thoughtSignature?: string;
   inlineData?: { mimeType: string; data: string };
   functionCall?: { id?: string; name: string; args: JsonObject };
-  functionResponse?: { id?: string; name: string; response: JsonObject };
+  functionResponse?: {
+    id?: string;
+    name: string;
+    response: JsonObject;
+    /** Gemini 3: media the function returned, nested in its response. */
+    parts?: { inlineData: { mimeType: string; data: string } }[];
+  };
   [key: string]: unknown;
 }
 
@@ -71,6 +83,21 @@ export interface GeminiEncodeOptions {
   thinkingBudget?: number;
   /** Send `skip_thought_signature_validator` on unsigned replayed calls (default true). */
   unsignedCallFallback?: boolean;
+  /**
+   * Where tool images go: nested in the `functionResponse` as `parts` (Gemini 3, "multimodal
+   * function responses"), or as `inlineData` parts beside it in the same user turn. Defaults to
+   * nested for Gemini 3 and later model names (`nestsFunctionResponseImages`), beside otherwise.
+   */
+  functionResponseParts?: boolean;
+}
+
+/**
+ * Whether a model takes images nested in `functionResponse.parts`. Google documents multimodal
+ * function responses for the Gemini 3 series; earlier models get the images beside the response.
+ */
+export function nestsFunctionResponseImages(model: string): boolean {
+  const m = /(?:^|\/)gemini-(\d+)/i.exec(model.trim());
+  return m !== null && Number(m[1]) >= 3;
 }
 
 export interface EncodedRequest {
@@ -95,6 +122,11 @@ export const signatureMetadata = (thoughtSignature: string): ProviderMetadata =>
  * `thoughtSignature` (from `providerMetadata.gemini`) goes back on the same part. Reasoning is
  * sent back (as a `thought` part) only when it carries a Gemini signature: Gemini reads nothing
  * from unsigned thought text, and another provider's reasoning is not the model's to reread.
+ *
+ * Images go as `inlineData` (Gemini takes bytes, not web addresses): the person's in their user
+ * turn; a tool's nested in its `functionResponse.parts` (Gemini 3) or beside the function
+ * responses after a line naming the call. An image the model cannot have is explained in the
+ * function's `response` text, or at its place in a user turn.
  */
 export function encodeGeminiRequest(request: ModelRequest, opts: GeminiEncodeOptions = {}): EncodedRequest {
   const warnings: string[] = [];
@@ -104,7 +136,11 @@ export function encodeGeminiRequest(request: ModelRequest, opts: GeminiEncodeOpt
     const text = textOf(request.messages[i]?.parts ?? [], warnings);
     if (text !== '') system.push(text);
   }
-  const body: GeminiBody = { contents: encodeContents(request.messages.slice(i), opts, warnings) };
+  const images = requestImages(request.acceptsImages !== false);
+  const nested = opts.functionResponseParts ?? nestsFunctionResponseImages(request.model);
+  const ctx: Ctx = { opts, warnings, images, nested };
+  const body: GeminiBody = { contents: encodeContents(request.messages.slice(i), ctx) };
+  warnings.push(...images.warnings());
   if (system.length > 0) body.systemInstruction = { parts: system.map((text) => ({ text })) };
   if (request.tools.length > 0) {
     body.tools = [
@@ -144,14 +180,19 @@ function encodeToolChoice(
   return { mode: 'ANY', allowedFunctionNames: [choice.name] };
 }
 
-function encodeContents(
-  messages: readonly ModelMessage[],
-  opts: GeminiEncodeOptions,
-  warnings: string[],
-): GeminiContent[] {
+/** What encoding the contents shares. */
+interface Ctx {
+  opts: GeminiEncodeOptions;
+  warnings: string[];
+  images: RequestImages;
+  /** Tool images nested in `functionResponse.parts`. */
+  nested: boolean;
+}
+
+function encodeContents(messages: readonly ModelMessage[], ctx: Ctx): GeminiContent[] {
   const out: GeminiContent[] = [];
   for (const message of messages) {
-    const content = encodeMessage(message, opts, warnings);
+    const content = encodeMessage(message, ctx);
     if (content.parts.length === 0) continue;
     const last = out.at(-1);
     if (last && last.role === content.role) last.parts.push(...content.parts);
@@ -164,7 +205,8 @@ function encodeContents(
   return out;
 }
 
-function encodeMessage(message: ModelMessage, opts: GeminiEncodeOptions, warnings: string[]): GeminiContent {
+function encodeMessage(message: ModelMessage, ctx: Ctx): GeminiContent {
+  const { opts, warnings } = ctx;
   switch (message.role) {
     case 'assistant':
       return { role: 'model', parts: modelParts(message.parts, opts, warnings) };
@@ -176,32 +218,28 @@ function encodeMessage(message: ModelMessage, opts: GeminiEncodeOptions, warning
       return { role: 'user', parts: text === '' ? [] : [{ text }] };
     }
     default:
-      return { role: 'user', parts: userParts(message.parts, warnings) };
+      return { role: 'user', parts: userParts(message.parts, ctx) };
   }
 }
 
-function userParts(parts: readonly ContentPart[], warnings: string[]): GeminiPart[] {
+function userParts(parts: readonly ContentPart[], ctx: Ctx): GeminiPart[] {
   const out: GeminiPart[] = [];
-  const images: GeminiPart[] = [];
+  const beside: GeminiPart[] = [];
   for (const p of parts) {
     switch (p.type) {
       case 'text':
         if (p.text !== '') out.push({ text: p.text });
         break;
       case 'image':
-        out.push(imagePart(p.image, p.data, warnings));
+        out.push(imagePart(p.image, ctx));
         break;
       case 'tool-result': {
-        const response: { name: string; response: JsonObject } = {
-          name: p.name,
-          response: p.isError ? { error: p.content } : { output: p.content },
-        };
-        out.push({ functionResponse: isLocalCallId(p.callId) ? response : { id: p.callId, ...response } });
-        if (p.images.length > 0) {
+        const { part, images } = functionResponse(p, ctx);
+        out.push(part);
+        if (images.length > 0) {
           // A local call key is Hearth's, not the provider's: it is not shown to the model.
-          const id = isLocalCallId(p.callId) ? '' : ` (id ${p.callId})`;
-          const note = `Image${p.images.length > 1 ? 's' : ''} returned by tool call ${p.name}${id}:`;
-          images.push({ text: note }, ...p.images.map((img) => imagePart(img, undefined, warnings)));
+          const callId = isLocalCallId(p.callId) ? undefined : p.callId;
+          beside.push({ text: toolImagesHeading(images.length, { callId, name: p.name }) }, ...images);
         }
         break;
       }
@@ -209,10 +247,35 @@ function userParts(parts: readonly ContentPart[], warnings: string[]): GeminiPar
         if (p.provider === GEMINI_PROVIDER && isJsonObject(p.value)) out.push({ ...(p.value as GeminiPart) });
         break;
       default:
-        warnings.push(`A ${p.type} part in a user message was not sent.`);
+        ctx.warnings.push(`A ${p.type} part in a user message was not sent.`);
     }
   }
-  return [...out, ...images];
+  return [...out, ...beside];
+}
+
+/**
+ * A tool result as a `functionResponse` part, its images nested in it (Gemini 3) or returned to
+ * go beside it. Images that cannot be sent are explained after the result's text.
+ */
+function functionResponse(
+  result: Extract<ContentPart, { type: 'tool-result' }>,
+  ctx: Ctx,
+): { part: GeminiPart; images: GeminiPart[] } {
+  const sent: { inlineData: { mimeType: string; data: string } }[] = [];
+  const explained: string[] = [];
+  for (const img of result.images) {
+    const r = ctx.images.resolve(img, { webAddresses: false });
+    if (r.kind === 'inline') sent.push({ inlineData: { mimeType: r.mimeType, data: r.data } });
+    else if (r.kind === 'withheld') explained.push(r.text);
+  }
+  const text = withExplanations(result.content, explained);
+  const response: NonNullable<GeminiPart['functionResponse']> = {
+    ...(isLocalCallId(result.callId) ? {} : { id: result.callId }),
+    name: result.name,
+    response: result.isError ? { error: text } : { output: text },
+  };
+  if (ctx.nested && sent.length > 0) response.parts = sent;
+  return { part: { functionResponse: response }, images: ctx.nested ? [] : sent };
 }
 
 function modelParts(
@@ -261,23 +324,11 @@ function modelParts(
   return out;
 }
 
-function imagePart(image: ImageRef, data: string | undefined, warnings: string[]): GeminiPart {
-  const inline =
-    data !== undefined && data !== '' ? data : image.path.startsWith('data:') ? image.path : null;
-  if (inline !== null) {
-    const m = /^data:([^;,]+)(?:;[^,]*)?,(.*)$/s.exec(inline);
-    return {
-      inlineData: m
-        ? { mimeType: m[1] ?? image.mimeType, data: m[2] ?? '' }
-        : { mimeType: image.mimeType, data: inline },
-    };
-  }
-  warnings.push(
-    /^https?:\/\//i.test(image.path)
-      ? `The image ${image.path} was not sent: Gemini takes image bytes, not web addresses.`
-      : `The image ${image.path} was not sent: its data was not loaded.`,
-  );
-  return { text: `[image ${image.path} could not be attached]` };
+/** A user image as `inlineData`, or the text that explains it at its place. */
+function imagePart(image: ImageRef, ctx: Ctx): GeminiPart {
+  const r = ctx.images.resolve(image, { webAddresses: false });
+  if (r.kind === 'inline') return { inlineData: { mimeType: r.mimeType, data: r.data } };
+  return { text: r.kind === 'withheld' ? r.text : r.url };
 }
 
 function textOf(parts: readonly ContentPart[], warnings: string[]): string {

@@ -1,5 +1,11 @@
-import type { ContentPart, ImageRef, ModelMessage, ModelRequest, ToolChoice } from '$lib/domain/model';
+import type { ContentPart, ModelMessage, ModelRequest, ToolChoice } from '$lib/domain/model';
 import type { JsonObject } from '$lib/domain/json';
+import {
+  requestImages,
+  toolImagesHeading,
+  withExplanations,
+  type RequestImages,
+} from '$lib/domain/request-images';
 
 /** Chat Completions request body (the subset Hearth sends). */
 export interface ChatBody {
@@ -53,11 +59,21 @@ export function toolResultText(content: string, isError: boolean): string {
   return isError ? `${TOOL_ERROR_PREFIX}${content}` : content;
 }
 
+/**
+ * ModelRequest → Chat Completions body. Pure.
+ *
+ * Images go as `image_url` parts with data URLs. The `tool` role cannot carry images on most
+ * servers, so a tool's images travel in a `user` message right after the turn's tool messages
+ * (which stay together after the assistant message that made the calls), each call's images
+ * after a line naming the call. An image the model cannot have is explained: a tool's after its
+ * result's text in the tool message, the person's at its place in their message.
+ */
 export function encodeChatRequest(request: ModelRequest, opts: EncodeOptions = {}): EncodedRequest {
   const warnings: string[] = [];
+  const images = requestImages(request.acceptsImages !== false);
   const body: ChatBody = {
     model: request.model,
-    messages: encodeMessages(request.messages, warnings),
+    messages: encodeMessages(request.messages, { warnings, images }),
     stream: true,
     stream_options: { include_usage: true },
   };
@@ -73,6 +89,7 @@ export function encodeChatRequest(request: ModelRequest, opts: EncodeOptions = {
   if (request.maxOutputTokens !== undefined)
     body[opts.maxTokensField ?? 'max_tokens'] = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
+  warnings.push(...images.warnings());
   return { body, warnings };
 }
 
@@ -80,7 +97,13 @@ function encodeToolChoice(choice: ToolChoice): ChatToolChoice {
   return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
 }
 
-function encodeMessages(messages: readonly ModelMessage[], warnings: string[]): ChatMessage[] {
+/** What encoding the messages shares. */
+interface Ctx {
+  warnings: string[];
+  images: RequestImages;
+}
+
+function encodeMessages(messages: readonly ModelMessage[], ctx: Ctx): ChatMessage[] {
   const out: ChatMessage[] = [];
   // Tool-result images wait until the run of tool messages ends: the API wants every tool
   // message of a turn right after the assistant message that made the calls.
@@ -94,41 +117,44 @@ function encodeMessages(messages: readonly ModelMessage[], warnings: string[]): 
     const rest = message.parts.filter((p) => p.type !== 'tool-result');
     if (results.length > 0) {
       for (const r of results) {
-        out.push({ role: 'tool', tool_call_id: r.callId, content: toolResultText(r.content, r.isError) });
-        heldImages.push(...toolImages(r, warnings));
+        const { content, images } = toolResult(r, ctx);
+        out.push({ role: 'tool', tool_call_id: r.callId, content });
+        heldImages.push(...images);
       }
       if (rest.length === 0) continue;
     }
     flushImages();
-    const encoded = encodeMessage(message.role, rest, warnings);
+    const encoded = encodeMessage(message.role, rest, ctx);
     if (encoded) out.push(encoded);
   }
   flushImages();
   return out;
 }
 
-function encodeMessage(
-  role: ModelMessage['role'],
-  parts: ContentPart[],
-  warnings: string[],
-): ChatMessage | null {
+function encodeMessage(role: ModelMessage['role'], parts: ContentPart[], ctx: Ctx): ChatMessage | null {
   switch (role) {
     case 'system':
-      return { role: 'system', content: textOnly(parts, 'system', warnings) };
+      return { role: 'system', content: textOnly(parts, 'system', ctx.warnings) };
     case 'user':
     case 'tool':
-      return encodeUser(parts, warnings);
+      return encodeUser(parts, ctx);
     case 'assistant':
-      return encodeAssistant(parts, warnings);
+      return encodeAssistant(parts, ctx.warnings);
   }
 }
 
-function encodeUser(parts: ContentPart[], warnings: string[]): ChatMessage | null {
+function encodeUser(parts: ContentPart[], ctx: Ctx): ChatMessage | null {
   const wire: ChatUserPart[] = [];
   for (const p of parts) {
     if (p.type === 'text') wire.push({ type: 'text', text: p.text });
-    else if (p.type === 'image') wire.push(imagePart(p.image, p.data, warnings));
-    else if (p.type !== 'native') warnings.push(`A ${p.type} part in a user message was not sent.`);
+    else if (p.type === 'image') {
+      const r = ctx.images.resolve(p.image);
+      wire.push(
+        r.kind === 'withheld'
+          ? { type: 'text', text: r.text }
+          : { type: 'image_url', image_url: { url: r.kind === 'url' ? r.url : dataUrl(r) } },
+      );
+    } else if (p.type !== 'native') ctx.warnings.push(`A ${p.type} part in a user message was not sent.`);
   }
   if (wire.length === 0) return null;
   // Plain strings are accepted everywhere; content arrays only where images need them.
@@ -167,26 +193,25 @@ function textOnly(parts: ContentPart[], where: string, warnings: string[]): stri
 
 const joinText = (parts: ChatUserPart[]) => parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n\n');
 
-function toolImages(
+/**
+ * A tool result's message text (its explanations of images the model cannot have after the
+ * content) and the parts that carry its images in the user message after the turn's tool messages.
+ */
+function toolResult(
   result: Extract<ContentPart, { type: 'tool-result' }>,
-  warnings: string[],
-): ChatUserPart[] {
-  if (result.images.length === 0) return [];
-  const note = `Image${result.images.length > 1 ? 's' : ''} returned by tool call ${result.name} (id ${result.callId}):`;
-  return [{ type: 'text', text: note }, ...result.images.map((img) => imagePart(img, undefined, warnings))];
+  ctx: Ctx,
+): { content: string; images: ChatUserPart[] } {
+  const sent: ChatUserPart[] = [];
+  const explained: string[] = [];
+  for (const img of result.images) {
+    const r = ctx.images.resolve(img);
+    if (r.kind === 'withheld') explained.push(r.text);
+    else sent.push({ type: 'image_url', image_url: { url: r.kind === 'url' ? r.url : dataUrl(r) } });
+  }
+  const content = withExplanations(toolResultText(result.content, result.isError), explained);
+  if (sent.length === 0) return { content, images: [] };
+  const heading = toolImagesHeading(sent.length, { callId: result.callId, name: result.name });
+  return { content, images: [{ type: 'text', text: heading }, ...sent] };
 }
 
-function imagePart(image: ImageRef, data: string | undefined, warnings: string[]): ChatUserPart {
-  const url = imageUrl(image, data);
-  if (url !== null) return { type: 'image_url', image_url: { url } };
-  warnings.push(`The image ${image.path} was not sent: its data was not loaded.`);
-  return { type: 'text', text: `[image ${image.path} could not be attached]` };
-}
-
-/** A data URL (or http URL) for the image, or null when the bytes are not in the request. */
-export function imageUrl(image: ImageRef, data: string | undefined): string | null {
-  if (data !== undefined && data !== '')
-    return data.startsWith('data:') ? data : `data:${image.mimeType};base64,${data}`;
-  if (/^(data:|https?:\/\/)/i.test(image.path)) return image.path;
-  return null;
-}
+const dataUrl = (image: { mimeType: string; data: string }) => `data:${image.mimeType};base64,${image.data}`;

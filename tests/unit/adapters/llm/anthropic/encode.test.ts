@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelMessage, ModelRequest } from '$lib/domain/model';
 import { encodeAnthropicRequest } from '$lib/adapters/llm/anthropic/encode';
+import { expectFixture, IMAGE_SCENARIOS, imageRequests } from '../../../../support/image-requests';
 
 const PNG = 'iVBORw0KGgo=';
 
@@ -24,7 +25,7 @@ describe('encodeAnthropicRequest', () => {
             role: 'user',
             parts: [
               { type: 'text', text: 'Look at this.' },
-              { type: 'image', image: { path: 'upload.png', mimeType: 'image/png' }, data: PNG },
+              { type: 'image', image: { path: 'upload.png', mimeType: 'image/png', data: PNG } },
             ],
           },
           {
@@ -320,7 +321,10 @@ describe('encodeAnthropicRequest', () => {
           { type: 'text', text: 'b' },
           { type: 'text', text: 'Be brief.' },
           { type: 'image', source: { type: 'url', url: 'https://example.test/cat.jpg' } },
-          { type: 'text', text: '[image tool-results/x.png could not be attached]' },
+          {
+            type: 'text',
+            text: '[Image tool-results/x.png (image/png) could not be attached: its data was not loaded.]',
+          },
         ],
       },
     ]);
@@ -349,5 +353,16 @@ describe('encodeAnthropicRequest', () => {
       role: 'user',
       content: [{ type: 'tool_result', tool_use_id: 'toolu_1' }],
     });
+  });
+});
+
+const fixture = (name: string) => new URL(`./__fixtures__/${name}`, import.meta.url);
+
+describe('encodeAnthropicRequest images against the recorded wire format', () => {
+  it.each(IMAGE_SCENARIOS)('%s (request-%s.json)', (scenario) => {
+    expectFixture(
+      fixture(`request-${scenario}.json`),
+      encodeAnthropicRequest(imageRequests[scenario]('claude-sonnet-4-5')),
+    );
   });
 });

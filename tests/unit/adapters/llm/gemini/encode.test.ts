@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelMessage, ModelRequest } from '$lib/domain/model';
-import { encodeGeminiRequest, SKIP_SIGNATURE } from '$lib/adapters/llm/gemini/encode';
+import {
+  encodeGeminiRequest,
+  nestsFunctionResponseImages,
+  SKIP_SIGNATURE,
+} from '$lib/adapters/llm/gemini/encode';
+import { expectFixture, IMAGE_SCENARIOS, imageRequests } from '../../../../support/image-requests';
 
 const PNG = 'iVBORw0KGgo=';
 
@@ -24,7 +29,7 @@ describe('encodeGeminiRequest', () => {
             role: 'user',
             parts: [
               { type: 'text', text: 'Look at this.' },
-              { type: 'image', image: { path: 'upload.png', mimeType: 'image/png' }, data: PNG },
+              { type: 'image', image: { path: 'upload.png', mimeType: 'image/png', data: PNG } },
             ],
           },
           {
@@ -122,7 +127,7 @@ describe('encodeGeminiRequest', () => {
                 response: { error: 'work/b.md does not exist.' },
               },
             },
-            { text: 'Image returned by tool call workspace_read_file:' },
+            { text: 'Image returned by workspace_read_file:' },
             { inlineData: { mimeType: 'image/webp', data: 'UklGRg==' } },
             { text: 'Thanks, go on.' },
           ],
@@ -245,15 +250,80 @@ describe('encodeGeminiRequest', () => {
         parts: [
           { text: 'a' },
           { text: 'Be brief.' },
-          { text: '[image https://example.test/cat.jpg could not be attached]' },
-          { text: '[image tool-results/x.png could not be attached]' },
+          {
+            text: '[Image https://example.test/cat.jpg (image/jpeg) could not be attached: this provider takes image data, not web addresses.]',
+          },
+          { text: '[Image tool-results/x.png (image/png) could not be attached: its data was not loaded.]' },
         ],
       },
     ]);
     expect(warnings).toEqual([
       'A system message inside the conversation was sent as user text: Gemini has one system instruction, at the start.',
-      'The image https://example.test/cat.jpg was not sent: Gemini takes image bytes, not web addresses.',
+      'The image https://example.test/cat.jpg was not sent: this provider takes image data, not web addresses.',
       'The image tool-results/x.png was not sent: its data was not loaded.',
+    ]);
+  });
+});
+
+const fixture = (name: string) => new URL(`./__fixtures__/${name}`, import.meta.url);
+
+describe('encodeGeminiRequest images against the recorded wire format', () => {
+  it.each(IMAGE_SCENARIOS)('%s (request-%s.json)', (scenario) => {
+    expectFixture(
+      fixture(`request-${scenario}.json`),
+      encodeGeminiRequest(imageRequests[scenario]('gemini-3-flash-preview')),
+    );
+  });
+
+  it('tool images beside the function responses for a model before Gemini 3 (request-tool-images-gemini-2.json)', () => {
+    expectFixture(
+      fixture('request-tool-images-gemini-2.json'),
+      encodeGeminiRequest(imageRequests['tool-images']('gemini-2.5-flash')),
+    );
+  });
+});
+
+describe('Gemini tool images', () => {
+  it('nest in the function response from Gemini 3 on, and go beside it before', () => {
+    expect(nestsFunctionResponseImages('gemini-3-flash-preview')).toBe(true);
+    expect(nestsFunctionResponseImages('models/gemini-3.1-pro-preview')).toBe(true);
+    expect(nestsFunctionResponseImages('gemini-2.5-pro')).toBe(false);
+    expect(nestsFunctionResponseImages('gemini-flash-latest')).toBe(false);
+  });
+
+  it('a call without a provider id keeps its images nested and its local key off the wire', () => {
+    const result: ModelMessage = {
+      role: 'tool',
+      parts: [
+        {
+          type: 'tool-result',
+          callId: 'gemini-local:resp-1:0',
+          name: 'shot',
+          content: '',
+          isError: true,
+          images: [{ path: 'tool-results/a.png', mimeType: 'image/png', data: 'AAAA' }],
+        },
+      ],
+    };
+    const nested = encodeGeminiRequest(request({ model: 'gemini-3-pro-preview', messages: [result] }));
+    expect(nested.body.contents).toEqual([
+      {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              name: 'shot',
+              response: { error: '' },
+              parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }],
+            },
+          },
+        ],
+      },
+    ]);
+    const beside = encodeGeminiRequest(request({ messages: [result] }), { functionResponseParts: false });
+    expect(beside.body.contents[0]?.parts.slice(1)).toEqual([
+      { text: 'Image returned by shot:' },
+      { inlineData: { mimeType: 'image/png', data: 'AAAA' } },
     ]);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelRequest } from '$lib/domain/model';
+import type { ModelMessage, ModelRequest } from '$lib/domain/model';
 import { encodeChatRequest, TOOL_ERROR_PREFIX } from '$lib/adapters/llm/openai-chat/encode';
+import { expectFixture, IMAGE_SCENARIOS, imageRequests } from '../../../../support/image-requests';
 
 const PNG = 'iVBORw0KGgo=';
 
@@ -156,7 +157,7 @@ describe('encodeChatRequest', () => {
             role: 'user',
             parts: [
               { type: 'text', text: 'What is this?' },
-              { type: 'image', image: { path: 'upload.png', mimeType: 'image/png' }, data: PNG },
+              { type: 'image', image: { path: 'upload.png', mimeType: 'image/png', data: PNG } },
               { type: 'image', image: { path: `data:image/jpeg;base64,${PNG}`, mimeType: 'image/jpeg' } },
             ],
           },
@@ -212,13 +213,13 @@ describe('encodeChatRequest', () => {
     expect(body.messages[3]).toEqual({
       role: 'user',
       content: [
-        { type: 'text', text: 'Image returned by tool call screenshot (id c1):' },
+        { type: 'text', text: 'Image returned by c1 (screenshot):' },
         { type: 'image_url', image_url: { url } },
       ],
     });
   });
 
-  it('warns and leaves a note when an image has no loaded data', () => {
+  it('warns and explains, in the tool message, an image whose data was not loaded', () => {
     const { body, warnings } = encodeChatRequest(
       request({
         messages: [
@@ -239,13 +240,14 @@ describe('encodeChatRequest', () => {
       }),
     );
     expect(warnings).toEqual(['The image tool-results/c1-0.png was not sent: its data was not loaded.']);
-    expect(body.messages[1]).toMatchObject({
-      role: 'user',
-      content: [
-        { type: 'text' },
-        { type: 'text', text: '[image tool-results/c1-0.png could not be attached]' },
-      ],
-    });
+    expect(body.messages).toEqual([
+      {
+        role: 'tool',
+        tool_call_id: 'c1',
+        content:
+          'ok\n\n[Image tool-results/c1-0.png (image/png) could not be attached: its data was not loaded.]',
+      },
+    ]);
   });
 
   it('drops reasoning and native parts, which Chat Completions cannot carry', () => {
@@ -265,5 +267,86 @@ describe('encodeChatRequest', () => {
     );
     expect(body.messages).toEqual([{ role: 'assistant', content: 'Done.' }]);
     expect(warnings).toEqual([]);
+  });
+});
+
+const fixture = (name: string) => new URL(`./__fixtures__/${name}`, import.meta.url);
+
+describe('encodeChatRequest images against the recorded wire format', () => {
+  it.each(IMAGE_SCENARIOS)('%s (request-%s.json)', (scenario) => {
+    expectFixture(
+      fixture(`request-${scenario}.json`),
+      encodeChatRequest(imageRequests[scenario]('gpt-4o-mini')),
+    );
+  });
+});
+
+describe('OpenAI-compatible tool images', () => {
+  it('wait until every tool message of the turn is sent, whatever message follows', () => {
+    const result = (callId: string, data?: string): ModelMessage => ({
+      role: 'tool',
+      parts: [
+        {
+          type: 'tool-result',
+          callId,
+          name: 'shot',
+          content: callId,
+          isError: false,
+          images: data ? [{ path: `tool-results/${callId}.png`, mimeType: 'image/png', data }] : [],
+        },
+      ],
+    });
+    const { body } = encodeChatRequest(
+      request({
+        messages: [
+          {
+            role: 'assistant',
+            parts: ['a', 'b', 'c'].map((id) => ({
+              type: 'tool-call' as const,
+              callId: id,
+              name: 'shot',
+              input: {},
+            })),
+          },
+          result('a', 'AAAA'),
+          result('b'),
+          result('c', 'CCCC'),
+          { role: 'assistant', parts: [{ type: 'text', text: 'Seen.' }] },
+        ],
+      }),
+    );
+    expect(body.messages).toEqual([
+      expect.objectContaining({ role: 'assistant' }),
+      { role: 'tool', tool_call_id: 'a', content: 'a' },
+      { role: 'tool', tool_call_id: 'b', content: 'b' },
+      { role: 'tool', tool_call_id: 'c', content: 'c' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Image returned by a (shot):' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+          { type: 'text', text: 'Image returned by c (shot):' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,CCCC' } },
+        ],
+      },
+      { role: 'assistant', content: 'Seen.' },
+    ]);
+  });
+
+  it('sends images with data when no decision about images was made', () => {
+    const { body } = encodeChatRequest(
+      request({
+        messages: [
+          {
+            role: 'user',
+            parts: [{ type: 'image', image: { path: 'a.png', mimeType: 'image/png', data: PNG } }],
+          },
+        ],
+      }),
+    );
+    expect(body.messages[0]).toEqual({
+      role: 'user',
+      content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }],
+    });
   });
 });
