@@ -77,7 +77,17 @@ export default defineConfig({
   ],
   worker: { format: 'es', plugins: () => [engineAssets()] },
   // Served as files: their loaders locate wasm beside themselves.
-  optimizeDeps: { exclude: ['pyodide', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'] },
+  optimizeDeps: {
+    exclude: [
+      'pyodide',
+      'quickjs-emscripten-core',
+      '@jitl/quickjs-wasmfile-release-sync',
+      '@jsquash/jpeg',
+      '@jsquash/png',
+      '@jsquash/resize',
+      '@jsquash/webp',
+    ],
+  },
   server: { host: '127.0.0.1' },
   preview: { host: '127.0.0.1' },
   test: {

@@ -16,7 +16,17 @@ export default defineConfig({
   plugins: [sveltekit(), engineAssets()],
   worker: { format: 'es', plugins: () => [engineAssets()] },
   // Served as files: their loaders locate wasm beside themselves.
-  optimizeDeps: { exclude: ['pyodide', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'] },
+  optimizeDeps: {
+    exclude: [
+      'pyodide',
+      'quickjs-emscripten-core',
+      '@jitl/quickjs-wasmfile-release-sync',
+      '@jsquash/jpeg',
+      '@jsquash/png',
+      '@jsquash/resize',
+      '@jsquash/webp',
+    ],
+  },
   test: {
     fileParallelism: false,
     projects: [

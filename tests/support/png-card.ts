@@ -18,7 +18,7 @@ const u32 = (n: number) => {
   b.writeUInt32BE(n);
   return b;
 };
-const chunk = (type: string, data: Buffer) => {
+export const chunk = (type: string, data: Buffer) => {
   const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
   return Buffer.concat([u32(data.length), body, u32(crc32(body))]);
 };
