@@ -1,4 +1,5 @@
 /// <reference lib="webworker" />
+import { JsquashImageNormalizer } from '$lib/adapters/images/jsquash-normalizer';
 import { openHearthDatabase } from '$lib/adapters/db/database';
 import { DexieJournal } from '$lib/adapters/db/journal';
 import { DexieRecordStore } from '$lib/adapters/db/record-files';
@@ -46,6 +47,7 @@ scope.onmessage = async (e: MessageEvent<{ rounds: number }>) => {
     ids: randomIds,
     profiles: new DexieProfileStore(db),
     sleep: async () => {},
+    images: new JsquashImageNormalizer(),
     service: new RunService({ runs, journal, locks, clock: systemClock, ids: randomIds }),
   });
   const times = await measureRounds(service, rounds, writes);

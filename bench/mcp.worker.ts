@@ -1,4 +1,5 @@
 /// <reference lib="webworker" />
+import { JsquashImageNormalizer } from '$lib/adapters/images/jsquash-normalizer';
 import { openHearthDatabase } from '$lib/adapters/db/database';
 import { DexieJournal } from '$lib/adapters/db/journal';
 import { DexieProfileStore } from '$lib/adapters/db/profile-store';
@@ -56,6 +57,7 @@ const session: SessionFactory = async (model, mcp) => {
     ids: randomIds,
     profiles: new DexieProfileStore(d),
     sleep: async () => {},
+    images: new JsquashImageNormalizer(),
     service: new RunService({ runs, journal, locks, clock: systemClock, ids: randomIds }),
   });
   return { service, storage };

@@ -1,4 +1,6 @@
 import 'fake-indexeddb/auto';
+import { JsquashImageNormalizer } from '$lib/adapters/images/jsquash-normalizer';
+import { nodeWasm } from './image-codecs';
 import { openHearthDatabase } from '$lib/adapters/db/database';
 import { DexieJournal } from '$lib/adapters/db/journal';
 import { DexieConnectionStore, DexieRunStore, DexieSettingsStore } from '$lib/adapters/db/stores';
@@ -57,6 +59,7 @@ export async function chatHarness(gateway: ModelGateway) {
     clock: systemClock,
     ids: randomIds,
     sleep: async () => undefined,
+    images: new JsquashImageNormalizer({ loadWasm: nodeWasm }),
     service,
   };
   const chats = new ChatService(deps);

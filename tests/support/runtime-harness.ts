@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { openHearthDatabase } from '$lib/adapters/db/database';
+import { openHearthDatabase, type HearthDatabase } from '$lib/adapters/db/database';
 import { DexieJournal } from '$lib/adapters/db/journal';
 import {
   DexieConnectionStore,
@@ -23,13 +23,22 @@ import type { Locks } from '$lib/ports/locks';
 import type { RunBus } from '$lib/ports/run-bus';
 import type { Sandbox } from '$lib/ports/sandbox';
 import { runtimeTools } from '$lib/tools/runtime-tools';
+import { JsquashImageNormalizer } from '$lib/adapters/images/jsquash-normalizer';
+import { nodeWasm } from './image-codecs';
 
 let dbCounter = 0;
+/** The real codecs, compiled from node_modules. */
+const nodeImageNormalizer = new JsquashImageNormalizer({ loadWasm: nodeWasm });
 
 /** The Session runtime on real Dexie (fake-indexeddb) and the memory workspace. */
 export function runtimeHarness(
   gateway: ModelGateway,
-  options: { maxRetries?: number; sandbox?: Sandbox; providers?: ToolProvider[] } = {},
+  options: {
+    maxRetries?: number;
+    sandbox?: Sandbox;
+    /** More tool sources; a function gets the runtime's database (MCP registrations live there). */
+    providers?: ToolProvider[] | ((db: HearthDatabase) => ToolProvider[]);
+  } = {},
 ) {
   const db = openHearthDatabase(`hearth-test-${++dbCounter}-${Math.random()}`);
   const journal = new DexieJournal(db, systemClock);
@@ -58,8 +67,12 @@ export function runtimeHarness(
       connectionsUsed.push(connection);
       return gateway;
     },
-    providers: toolProviders([builtinProvider(runtimeTools.session), ...(options.providers ?? [])]),
+    providers: toolProviders([
+      builtinProvider(runtimeTools.session),
+      ...(typeof options.providers === 'function' ? options.providers(db) : (options.providers ?? [])),
+    ]),
     sandbox: options.sandbox,
+    images: nodeImageNormalizer,
     clock: systemClock,
     ids: randomIds,
     profiles,

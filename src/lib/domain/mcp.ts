@@ -196,6 +196,8 @@ export interface McpModelResult {
   content: string;
   structured: JsonObject;
   isError: boolean;
+  /** Image blocks as the server sent them (base64), for the tool-image pipeline, in order. */
+  images: { data: string; label: string }[];
 }
 
 interface Diagnostic {
@@ -206,16 +208,21 @@ interface Diagnostic {
 
 /**
  * A tool result as the model reads it (tools.md §15.4): the text blocks, `## Details` with the
- * structured content, `## Notes` for blocks it cannot see yet. Images are explained in place
- * until the tool-image pipeline takes them.
+ * structured content, `## Notes` for blocks it cannot see. Images are marked in place and handed
+ * on as they came; the pipeline normalizes them (tools.md §11).
  */
 export function mcpResultForModel(result: McpCallResult): McpModelResult {
   const texts: string[] = [];
+  const images: McpModelResult['images'] = [];
   const diagnostics: Diagnostic[] = [];
   for (const [contentIndex, block] of (result.content ?? []).entries()) {
     const type = isJsonObject(block) ? block.type : undefined;
     if (type === 'text' && typeof (block as { text?: unknown }).text === 'string') {
       texts.push((block as { text: string }).text);
+    } else if (type === 'image' && typeof (block as { data?: unknown }).data === 'string') {
+      const label = `image ${images.length + 1} of the result`;
+      images.push({ data: (block as { data: string }).data, label });
+      texts.push(`[${label}: attached]`);
     } else if (type === 'image' || type === 'audio') {
       const mime = String((block as { mimeType?: unknown }).mimeType ?? type);
       texts.push(`[${type} (${mime}) returned by the tool: not shown to you in this version]`);
@@ -249,6 +256,7 @@ export function mcpResultForModel(result: McpCallResult): McpModelResult {
       diagnostics: diagnostics as unknown as JsonValue[],
     },
     isError: result.isError === true,
+    images,
   };
 }
 
@@ -267,6 +275,7 @@ export function mcpServerErrorForModel(error: {
       serverError: { code: error.code, message: error.message, data: (error.data ?? null) as JsonValue },
     },
     isError: true,
+    images: [],
   };
 }
 

@@ -40,7 +40,9 @@ import type { Journal } from '$lib/ports/journal';
 import type { Locks } from '$lib/ports/locks';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import type { ProfileStore } from '$lib/ports/profiles';
+import type { ImageNormalizer } from '$lib/ports/images';
 import type { Sandbox } from '$lib/ports/sandbox';
+import { acceptsImages } from '$lib/domain/vision';
 import type { ConnectionStore, RunStore, SettingsStore } from '$lib/ports/stores';
 import type { Workspace, WorkspaceStore } from '$lib/ports/workspace';
 import { auditPaths, chatAuditLayout } from './audit-paths';
@@ -79,6 +81,8 @@ export interface ChatServiceDeps {
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Runs `workspace_shell` calls. */
   sandbox?: Sandbox;
+  /** Normalizes tool images (tools.md §11). */
+  images: ImageNormalizer;
   /** Executes the runs (shared with Sessions). */
   service: RunService;
 }
@@ -530,7 +534,9 @@ export class ChatService {
       },
       'chat',
     );
-    const snapshot = createSnapshot(`snapshot_${run.id}`, bindings, 'run_finish_allowed');
+    const snapshot = createSnapshot(`snapshot_${run.id}`, bindings, 'run_finish_allowed', {
+      acceptsImages: acceptsImages(ctx.connection, run.model),
+    });
     if (!snapshot.ok) throw new HearthFailure(snapshot.error);
     const transcript = await WorkspaceTranscript.open(workspace, TRANSCRIPT, input.prompt.messages);
     const events = ctx.resumed ? await readAll(this.deps.journal, run.id) : [];
@@ -569,6 +575,7 @@ export class ChatService {
         alwaysAllow: alwaysAllowIn(this.deps.profiles, profile.id),
         control: { ledger, publisher, foregroundCommitRequired: true, messageBodyPath: input.bodyPath },
         newId: (prefix) => this.deps.ids.contentId(prefix),
+        images: this.deps.images,
         startRound: run.rounds + 1,
         unstarted: ctx.resumed ? unstartedCalls(transcript.messages(), events) : null,
       },

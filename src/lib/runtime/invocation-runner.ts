@@ -10,6 +10,7 @@ import type { ChatContext } from '$lib/ports/chat-context';
 import type { Clock } from '$lib/ports/clock';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import type { Sandbox } from '$lib/ports/sandbox';
+import type { ImageNormalizer } from '$lib/ports/images';
 import type { Workspace } from '$lib/ports/workspace';
 import type { CommitCapability, ToolContext } from '$lib/tools/tool';
 import type { ApprovalDesk } from './approvals';
@@ -19,6 +20,7 @@ import { guidanceMessage, type GuidanceMailbox } from './guidance';
 import type { Invocation } from './invocation';
 import { callWithRetry, type ModelToolCall, type ModelTurn, type RetryPolicy } from './model-turn';
 import { assistantMessage, buildRequest } from './request';
+import { withImageData } from './tool-images';
 import type { RunLog, RunStep } from './run-recorder';
 import { shellBuiltins } from './shell-builtins';
 import { shellMcp } from './shell-mcp';
@@ -71,6 +73,8 @@ export interface InvocationDeps {
   /** A resumed run's calls that never started (`runtime/resume.ts`): made before the next request. */
   unstarted?: { round: number; calls: ModelToolCall[] } | null;
   inlineCharLimit?: number;
+  /** Normalizes the images tools return (tools.md §11). */
+  images: ImageNormalizer;
 }
 
 /** How an invocation ended: completed (answered, or a completion tool), stopped, or failed. */
@@ -95,6 +99,8 @@ export async function runInvocation(
   const { transcript } = scenario;
   const { checkpoint } = deps;
   const context = toolContext(invocation, deps, signal);
+  /** Each stored image's bytes, read once for the whole invocation. */
+  const imageData = new Map<string, string>();
   let drift = 0;
 
   await log.emit({
@@ -115,12 +121,16 @@ export async function runInvocation(
       if (signal.aborted) return { kind: 'cancelled' };
       await applyGuidance(round);
       await scenario.beforeRequest?.(round, signal);
-      const request = buildRequest({
-        model: deps.model,
-        system: scenario.system,
-        messages: transcript.messages(),
-        snapshot,
-      });
+      const request = await withImageData(
+        buildRequest({
+          model: deps.model,
+          system: scenario.system,
+          messages: transcript.messages(),
+          snapshot,
+        }),
+        workspace,
+        imageData,
+      );
       await log.step((s) => {
         s.status('calling_model');
         s.emit({
@@ -216,6 +226,7 @@ export async function runInvocation(
         control: (effects, out) => control.apply(effects, out, i),
         opening: i === 0 ? response : undefined,
         inlineCharLimit: deps.inlineCharLimit,
+        images: deps.images,
         addResult: (step, result) => {
           const part: ContentPart = {
             type: 'tool-result',

@@ -310,7 +310,8 @@ export class McpServers {
     if (outcome.kind === 'not_sent')
       return failure(outcome.error.code, `\`${tool.nativeName}\` was not called: ${outcome.error.message}`);
     const mapped = forModel(outcome);
-    if (!mapped.isError) return success(mapped.content, { structured: mapped.structured });
+    const images = mapped.images.map((i) => ({ bytes: fromBase64(i.data), label: i.label }));
+    if (!mapped.isError) return success(mapped.content, { structured: mapped.structured, images });
     const code =
       outcome.kind === 'server_error'
         ? 'mcp.server_error'
@@ -320,6 +321,7 @@ export class McpServers {
     return {
       ...failure(code, mapped.content),
       structured: { ...mapped.structured, error: { code, message: mapped.content } },
+      images,
     };
   }
 
@@ -387,15 +389,17 @@ function forModel(outcome: McpCallOutcome): McpModelResult {
         content: `The server's answer could not be used: ${outcome.message}`,
         structured: {},
         isError: true,
+        images: [],
       };
     case 'not_sent':
       return {
         content: outcome.error.message,
         structured: { error: { code: outcome.error.code, message: outcome.error.message } },
         isError: true,
+        images: [],
       };
     case 'unknown':
-      return { content: outcome.message, structured: {}, isError: true };
+      return { content: outcome.message, structured: {}, isError: true, images: [] };
   }
 }
 
@@ -403,3 +407,12 @@ const orThrow = <T>(r: { ok: true; value: T } | { ok: false; error: HearthError 
   if (!r.ok) throw new HearthFailure(r.error);
   return r.value;
 };
+
+/** Base64 as servers send it; characters outside the alphabet make an image that will not decode. */
+function fromBase64(data: string): Uint8Array {
+  try {
+    return Uint8Array.from(atob(data.replace(/\s/g, '')), (c) => c.charCodeAt(0));
+  } catch {
+    return new Uint8Array();
+  }
+}

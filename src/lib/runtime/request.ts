@@ -5,8 +5,8 @@ import type { ToolSnapshot } from './tool-snapshot';
 
 /**
  * The one request builder (runtime.md §1.5): the invocation's system prompt, the conversation
- * with every tool call paired with a result, and the snapshot's tools. Tool images become
- * request parts here when the image pipeline lands.
+ * with every tool call paired with a result, and the snapshot's tools, and whether its model
+ * takes images (their bytes are attached just before sending: `withImageData`).
  */
 export function buildRequest(input: {
   model: string;
@@ -23,6 +23,7 @@ export function buildRequest(input: {
     ],
     tools: [...input.snapshot.specs],
     toolChoice: input.toolChoice ?? 'auto',
+    acceptsImages: input.snapshot.acceptsImages,
   };
 }
 

@@ -18,6 +18,7 @@ import type { Journal } from '$lib/ports/journal';
 import type { Locks } from '$lib/ports/locks';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import type { ProfileStore } from '$lib/ports/profiles';
+import type { ImageNormalizer } from '$lib/ports/images';
 import type { Sandbox } from '$lib/ports/sandbox';
 import type { ConnectionStore, RunStore, SessionStore, SettingsStore } from '$lib/ports/stores';
 import type { Workspace, WorkspaceStore } from '$lib/ports/workspace';
@@ -31,6 +32,7 @@ import {
   transcriptOf,
 } from './compaction';
 import { rootInvocation } from './invocation';
+import { acceptsImages } from '$lib/domain/vision';
 import { connectionFor, connectionOfRun } from './model-binding';
 import { collectModelTurn } from './model-turn';
 import { alwaysAllowIn } from './profile-approvals';
@@ -60,6 +62,8 @@ export interface SessionServiceDeps {
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Runs `workspace_shell` calls. */
   sandbox?: Sandbox;
+  /** Normalizes tool images (tools.md §11). */
+  images: ImageNormalizer;
   /** Executes the runs (shared with Chats). */
   service: RunService;
 }
@@ -263,7 +267,7 @@ export class SessionService {
     const sessionId = (run.target as { sessionId: string }).sessionId;
     await recorder.setStatus('assembling_context');
     const profile = await this.#runProfile(recorder, workspace);
-    const snapshot = await this.#snapshot(run.id, profile);
+    const snapshot = await this.#snapshot(run.id, profile, acceptsImages(connection, run.model));
     const roots: WorkspaceRoots = {
       visible: profile.workspace.visibleRoots,
       writable: profile.workspace.writableRoots,
@@ -315,6 +319,7 @@ export class SessionService {
         alwaysAllow: alwaysAllowIn(this.deps.profiles, profile.id),
         control: { ledger: [], foregroundCommitRequired: false, messageBodyPath: 'work/main.md' },
         newId: (prefix) => this.deps.ids.contentId(prefix),
+        images: this.deps.images,
         startRound: run.rounds + 1,
         unstarted: input.resumed ? unstartedCalls(transcript.messages(), events) : null,
         inlineCharLimit: profile.tools.externalResultInlineCharLimit,
@@ -362,7 +367,7 @@ export class SessionService {
   }
 
   /** The run's frozen tool surface: the catalog narrowed by the profile (deny wins). */
-  async #snapshot(runId: RunId, profile: ProfileV5): Promise<ToolSnapshot> {
+  async #snapshot(runId: RunId, profile: ProfileV5, images: boolean): Promise<ToolSnapshot> {
     const catalog = await currentCatalog(this.deps.providers);
     if (!catalog.ok) throw new HearthFailure(catalog.error);
     const policy: ToolPolicy = {
@@ -372,7 +377,9 @@ export class SessionService {
       ask: (profile.tools.ask ?? []) as ToolId[],
     };
     const { bindings } = prepareBindings(catalog.value, policy, 'session');
-    const snapshot = createSnapshot(`snapshot_${runId}`, bindings, 'run_finish_allowed');
+    const snapshot = createSnapshot(`snapshot_${runId}`, bindings, 'run_finish_allowed', {
+      acceptsImages: images,
+    });
     if (!snapshot.ok) throw new HearthFailure(snapshot.error);
     return snapshot.value;
   }

@@ -10,6 +10,7 @@ import {
 import { builtinToolId, type ToolId } from '$lib/domain/tool-id';
 import type { AgentToolResult } from '$lib/domain/tool-result';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
+import type { ImageNormalizer } from '$lib/ports/images';
 import type { Workspace } from '$lib/ports/workspace';
 import {
   failure,
@@ -26,6 +27,7 @@ import type { Checkpointer, CheckpointReason } from './checkpoints';
 import type { Invocation } from './invocation';
 import type { ModelToolCall } from './model-turn';
 import { DEFAULT_INLINE_CHAR_LIMIT, isLongResult, projectLongResult } from './result-projection';
+import { ingestToolImages, withImageNotes } from './tool-images';
 import type { RunLog, RunStep } from './run-recorder';
 import type { ToolProviders } from './tool-catalog';
 import { approvalFor, gateToolCall } from './tool-gate';
@@ -50,6 +52,7 @@ export interface DispatchDeps {
   control: (effects: ControlEffect[], outcome: ToolOutcome) => Promise<ToolOutcome>;
   /** The profile's `tools.externalResultInlineCharLimit`. */
   inlineCharLimit?: number;
+  images: ImageNormalizer;
   /** Records of the turn that go with this call's first step (the response, for its first call). */
   opening?: (step: RunStep) => void;
   /** Adds the result the model reads to the conversation, in the step that records the call's end. */
@@ -168,17 +171,22 @@ async function runCall(
     });
   }
 
+  const resultPath = audit.toolResult(round, stem);
+  const images = await ingestToolImages(outcome.images, {
+    normalizer: deps.images,
+    workspace: deps.workspace,
+    resultPath,
+  });
   const result: AgentToolResult = {
     callId: call.callId,
     toolId: (ids.toolId ?? `unknown:${call.name}`) as ToolId,
-    content: outcome.content,
+    content: withImageNotes(outcome.content, images.notes),
     structured: outcome.structured,
     isError: outcome.isError,
     errorCode: outcome.errorCode,
     resourceRefs: outcome.resourceRefs,
-    images: outcome.images,
+    images: images.refs,
   };
-  const resultPath = audit.toolResult(round, stem);
   steps.later((s) => {
     s.keep(resultPath, result);
     s.emit({

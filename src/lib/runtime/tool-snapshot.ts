@@ -24,6 +24,8 @@ export interface ToolSnapshot {
   readonly byToolId: ReadonlyMap<ToolId, SnapshotBinding>;
   /** What the model is offered, in binding order. */
   readonly specs: readonly ModelToolSpec[];
+  /** The invocation's model takes images (tools.md §11): decided here, once, from its connection. */
+  readonly acceptsImages: boolean;
 }
 
 /**
@@ -34,8 +36,9 @@ export function createSnapshot(
   id: string,
   bindings: readonly ToolBinding[],
   exitPolicy: ExitPolicy,
-  taskReturn?: ToolBinding,
+  options: { taskReturn?: ToolBinding; acceptsImages?: boolean } = {},
 ): Result<ToolSnapshot, HearthError> {
+  const { taskReturn, acceptsImages = false } = options;
   let bound = [...bindings];
   if (exitPolicy === 'task_return_required') {
     bound = bound.filter((b) => b.tool.facts.forChildren);
@@ -67,6 +70,7 @@ export function createSnapshot(
         description: b.description,
         parameters: b.parameters,
       })),
+      acceptsImages,
     }),
   );
 }

@@ -3,7 +3,6 @@ import { BUILTIN_TOOLS, type BuiltinToolName, type ToolFacts } from '$lib/domain
 import type { ErrorCode } from '$lib/domain/errors';
 import type { ShellFileChange } from '$lib/domain/events';
 import type { JsonObject, JsonValue } from '$lib/domain/json';
-import type { ImageRef } from '$lib/domain/model';
 import type { EngineProgress } from '$lib/domain/run-update';
 import { builtinCallName, builtinToolId, type ToolId } from '$lib/domain/tool-id';
 import type { WorkspaceRoots } from '$lib/domain/workspace-roots';
@@ -87,8 +86,15 @@ export interface ToolOutcome {
   isError: boolean;
   errorCode?: ErrorCode;
   resourceRefs: string[];
-  images: ImageRef[];
+  /** Images the tool returned, as bytes: the dispatcher normalizes and stores them (tools.md §11). */
+  images: ToolImage[];
   effects: ToolEffect[];
+}
+
+/** An image a tool returned, before ingestion; `label` says where it stood ("image 1 of the result"). */
+export interface ToolImage {
+  bytes: Uint8Array;
+  label: string;
 }
 
 /** Builtins callable from inside the shell, by native name, with a JSON object of arguments. */

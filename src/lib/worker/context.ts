@@ -34,6 +34,7 @@ import { DexieRecordStore } from '$lib/adapters/db/record-files';
 import { TieredWorkspaceStore } from '$lib/adapters/tiered-workspace';
 import { runtimeTools } from '$lib/tools/runtime-tools';
 import { DexieMcpCredentialStore, DexieMcpStore } from '$lib/adapters/db/mcp-store';
+import { JsquashImageNormalizer } from '$lib/adapters/images/jsquash-normalizer';
 import { broadcastMcpChanges } from '$lib/adapters/mcp/changes';
 import { SdkMcpConnector } from '$lib/adapters/mcp/connector';
 import { McpServers } from '$lib/runtime/mcp-servers';
@@ -148,6 +149,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     ids: randomIds,
     sleep,
     sandbox: options.sandbox,
+    images: new JsquashImageNormalizer(),
     service: runs,
   };
   const sessions = new SessionService({

@@ -149,7 +149,7 @@ describe('snapshot and gate', () => {
       's2',
       prepareBindings(tools, allowAll, 'chat').bindings,
       'task_return_required',
-      taskReturn,
+      { taskReturn },
     );
     expect(snapshot.ok && snapshot.value.specs.map((s) => s.name)).toEqual([
       'workspace_read_file',

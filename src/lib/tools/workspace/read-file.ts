@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HearthFailure } from '$lib/domain/errors';
 import { sha256Hex } from '$lib/domain/hash';
+import { sniffImage } from '$lib/domain/image';
 import { countChars, textMetrics } from '$lib/domain/text-metrics';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
 import { defineTool, failure, success, type ToolContext, type ToolOutcome } from '../tool';
@@ -40,7 +41,7 @@ const parameters = z.strictObject({
 
 type Input = z.infer<typeof parameters>;
 
-const DESCRIPTION = `Read a UTF-8 text file from the workspace.
+const DESCRIPTION = `Read a UTF-8 text file from the workspace. A PNG, JPEG or WebP file is returned as an image for you to look at.
 Line mode (the default) returns a header line with the line, character and word ranges and the file's total size, then the requested lines numbered as \`<n> | <line>\`. The numbers and the \` | \` separator are not part of the file: never copy them into \`workspace_apply_patch\` or \`workspace_write_file\`.
 Without ranges this tool returns the whole file, which must have at most ${fmt(FULL_READ_MAX_LINES)} lines and ${fmt(FULL_READ_MAX_BYTES)} bytes (256 KiB). For a larger file read a range of lines with \`start_line\` and \`line_count\` (at most ${fmt(MAX_LINE_COUNT)} lines and ${fmt(MAX_READ_CHARS)} characters per call), or use character mode: \`start_char\` and \`max_chars\` return raw text without line numbers.
 Read the exact text you intend to change before calling \`workspace_apply_patch\`, and read the whole file after a failed patch. \`path\` must name a file; call \`workspace_list_files\` to see what a directory contains.`;
@@ -128,6 +129,15 @@ async function load(ctx: ToolContext, path: WorkspacePath): Promise<LoadedFile |
       default:
         throw new HearthFailure(read.error);
     }
+  }
+  // A picture the agent made (a plot from Python) is for it to look at, not to read as text.
+  const image = sniffImage(read.value);
+  if (image.format === 'png' || image.format === 'jpeg' || image.format === 'webp') {
+    const size = image.width && image.height ? `${image.width} x ${image.height} px, ` : '';
+    return success(
+      `\`${path}\` is a ${image.format.toUpperCase()} image (${size}${fmt(read.value.byteLength)} bytes): the image is attached.`,
+      { images: [{ bytes: read.value, label: `the image ${path}` }] },
+    );
   }
   const text = decodeUtf8(path, read.value);
   if (!text.ok) return failure(text.error.code, text.error.message);
