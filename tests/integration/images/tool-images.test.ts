@@ -169,3 +169,52 @@ function toolResult(request: ModelRequest, callId: string) {
   if (!part) throw new Error(`no result for ${callId}`);
   return part;
 }
+
+describe('images in a Session context', () => {
+  it('stay with their message until compaction summarises it away', async () => {
+    const scripted = scriptedGateway([
+      { text: 'Seen.' },
+      { text: 'SUMMARY: a red square was shown.' },
+      { text: 'Done.' },
+    ]);
+    const h = runtimeHarness(scripted.gateway);
+    await h.ready;
+    await h.deps.connections.put({
+      ...draftFromPreset('custom'),
+      kind: 'remote',
+      id: 'small-vision',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      apiKey: '',
+      model: 'gpt-4o',
+      contextWindow: 1_200,
+    });
+    const connection = await h.deps.connections.get('small-vision');
+    if (connection?.kind !== 'remote') throw new Error('no connection');
+    await h.deps.connections.put({ ...connection, contextWindow: 100_000 });
+    const session = await h.service.create({ connectionId: 'small-vision' });
+    const dataUrl = `data:image/png;base64,${base64(small)}`;
+    const at = { sessionId: session.id, runId: null, createdAt: 0 };
+    await h.sessions.appendMessages([
+      {
+        ...at,
+        index: 0,
+        role: 'user',
+        parts: [
+          { type: 'text', text: `EARLY ${'square '.repeat(400)}` },
+          { type: 'image', image: { path: dataUrl, mimeType: 'image/png' } },
+        ],
+      },
+      { ...at, index: 1, role: 'assistant', parts: [{ type: 'text', text: 'seen '.repeat(300) }] },
+    ]);
+    const images = (r: ModelRequest) => r.messages.flatMap((m) => m.parts).filter((p) => p.type === 'image');
+    await collect(h.service.send(session.id, 'look'));
+    expect(images(scripted.requests[0]!)).toHaveLength(1);
+
+    // A smaller window: the next request would not fit, so the old turns become a summary.
+    await h.deps.connections.put({ ...connection, contextWindow: 1_200 });
+    await collect(h.service.send(session.id, 'go on'));
+    const answered = scripted.requests.at(-1)!;
+    expect(images(answered)).toHaveLength(0);
+    expect(JSON.stringify(answered.messages)).toContain('SUMMARY: a red square was shown.');
+  });
+});
