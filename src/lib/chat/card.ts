@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { hearthError, type ErrorCode, type HearthError } from '$lib/domain/errors';
 import type { JsonObject, JsonValue } from '$lib/domain/json';
 import { err, ok, type Result } from '$lib/domain/result';
-import { decodeBase64, encodeBase64, utf8 } from './base64';
+import { decodeBase64, encodeBase64, utf8 } from '$lib/domain/base64';
 import { JsonObjectSchema, asJsonObject, isRecord, unknownFields, withExtra } from './json-fields';
 import { LorebookSchema, exportCharacterBook, parseCharacterBook } from './lorebook';
 import { decodeTextChunk, encodePng, encodeTextChunk, isPng, readPngChunks, type PngChunk } from './png';

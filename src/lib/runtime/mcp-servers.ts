@@ -1,3 +1,4 @@
+import { decodeBase64 } from '$lib/domain/base64';
 import type { ToolFacts } from '$lib/domain/builtin-tools';
 import { hearthError, HearthFailure, type HearthError } from '$lib/domain/errors';
 import type { JsonObject } from '$lib/domain/json';
@@ -310,7 +311,10 @@ export class McpServers {
     if (outcome.kind === 'not_sent')
       return failure(outcome.error.code, `\`${tool.nativeName}\` was not called: ${outcome.error.message}`);
     const mapped = forModel(outcome);
-    const images = mapped.images.map((i) => ({ bytes: fromBase64(i.data), label: i.label }));
+    const images = mapped.images.map((i) => ({
+      bytes: decodeBase64(i.data) ?? new Uint8Array(),
+      label: i.label,
+    }));
     if (!mapped.isError) return success(mapped.content, { structured: mapped.structured, images });
     const code =
       outcome.kind === 'server_error'
@@ -407,12 +411,3 @@ const orThrow = <T>(r: { ok: true; value: T } | { ok: false; error: HearthError 
   if (!r.ok) throw new HearthFailure(r.error);
   return r.value;
 };
-
-/** Base64 as servers send it; characters outside the alphabet make an image that will not decode. */
-function fromBase64(data: string): Uint8Array {
-  try {
-    return Uint8Array.from(atob(data.replace(/\s/g, '')), (c) => c.charCodeAt(0));
-  } catch {
-    return new Uint8Array();
-  }
-}

@@ -1,3 +1,4 @@
+import { encodeBase64 } from '$lib/domain/base64';
 import { HearthFailure } from '$lib/domain/errors';
 import type { ContentPart, ImageRef, ModelRequest } from '$lib/domain/model';
 import { parseWorkspacePath } from '$lib/domain/workspace-path';
@@ -80,7 +81,7 @@ export async function withImageData(
       const path = parseWorkspacePath(image.path);
       const read = path.ok ? await workspace.read(path.value) : null;
       if (!read?.ok) return image;
-      data = toBase64(read.value);
+      data = encodeBase64(read.value);
       cache.set(image.path, data);
     }
     return { ...image, data };
@@ -99,12 +100,4 @@ export async function withImageData(
     })),
   );
   return { ...request, messages };
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
 }

@@ -1,6 +1,6 @@
 import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { utf8 } from '$lib/chat/base64';
+import { utf8 } from '$lib/domain/base64';
 import {
   CharacterCardSchema,
   MAX_CARD_CHUNK_BYTES,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeBase64, utf8 } from '$lib/chat/base64';
+import { encodeBase64, utf8 } from '$lib/domain/base64';
 import { encodePng, encodeTextChunk, type PngChunk } from '$lib/chat/png';
 
 export const fixture = (name: string): string =>

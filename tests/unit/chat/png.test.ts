@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBase64, encodeBase64, utf8 } from '$lib/chat/base64';
+import { decodeBase64, encodeBase64, utf8 } from '$lib/domain/base64';
 import { crc32, decodeTextChunk, encodePng, encodeTextChunk, readPngChunks } from '$lib/chat/png';
 import { tinyPng, tinyPngChunks } from './helpers';
 

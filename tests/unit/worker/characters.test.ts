@@ -6,7 +6,7 @@ import {
   DexieLorebookStore,
   DexiePersonaStore,
 } from '$lib/adapters/db/character-stores';
-import { utf8 } from '$lib/chat/base64';
+import { utf8 } from '$lib/domain/base64';
 import { parseCard } from '$lib/chat/card';
 import { newLorebookEntry } from '$lib/chat/lorebook';
 import { isPng } from '$lib/chat/png';

@@ -1,4 +1,4 @@
-import { utf8 } from '$lib/chat/base64';
+import { utf8 } from '$lib/domain/base64';
 import {
   CharacterCardSchema,
   exportCardJson,

@@ -1,4 +1,4 @@
-import { utf8 } from '$lib/chat/base64';
+import { utf8 } from '$lib/domain/base64';
 import { emptyLorebook, exportWorldInfo, parseWorldInfo } from '$lib/chat/lorebook';
 import { exportFileName, LorebookRecordSchema, type LorebookRecord } from '$lib/chat/records';
 import { HearthFailure } from '$lib/domain/errors';

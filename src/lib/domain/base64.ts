@@ -1,5 +1,3 @@
-import { latin1 } from './png';
-
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** Standard base64 (ASCII whitespace ignored, padding optional) to bytes, or null if malformed. */
@@ -19,7 +17,13 @@ export function decodeBase64(text: string): Uint8Array | null {
   return out;
 }
 
-export const encodeBase64 = (bytes: Uint8Array): string => btoa(latin1(bytes));
+/** Bytes to standard base64. */
+export function encodeBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
 
 export const utf8 = {
   encode: (text: string): Uint8Array => new TextEncoder().encode(text),
