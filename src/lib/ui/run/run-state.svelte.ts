@@ -8,6 +8,8 @@ import type { WorkspaceFile } from '$lib/worker/protocol';
 import { ACTIVATION_PATH, asActivation } from './activation-view';
 import { toRounds } from './timeline';
 import type { Activation } from '$lib/chat/activation';
+import type { ImageRef } from '$lib/domain/model';
+import { loadImage, type ImageLoad } from '../common/image-view';
 
 /** One run's record and journal, followed live while the run works. */
 export class RunState {
@@ -86,6 +88,30 @@ export class RunState {
     } catch (e) {
       return `Could not load ${path}: ${describeError(e).message}`;
     }
+  }
+
+  /**
+   * The images a stored tool result records (`{ path, mimeType }`, tools.md §11); none when the
+   * result has none or cannot be read (its text says why where it is shown).
+   */
+  async resultImages(resultPath: string): Promise<ImageRef[]> {
+    try {
+      const file = await this.client.runs.file(this.runId, resultPath);
+      const record: unknown = JSON.parse(new TextDecoder().decode(file.bytes));
+      const images = (record as { images?: unknown }).images;
+      if (!Array.isArray(images)) return [];
+      return images.filter(
+        (i): i is ImageRef =>
+          typeof i === 'object' && i !== null && typeof i.path === 'string' && typeof i.mimeType === 'string',
+      );
+    } catch {
+      return [];
+    }
+  }
+
+  /** A tool result's image, read from the run's files; `missing` once retention removed it. */
+  readImage(path: string): Promise<ImageLoad> {
+    return loadImage(path, async (p) => (await this.client.runs.file(this.runId, p)).bytes);
   }
 
   /**
