@@ -1,4 +1,5 @@
 import type { JsonObject } from '$lib/domain/json';
+import type { ImageRef } from '$lib/domain/model';
 import type { McpPermission, McpServer, McpServerDraft } from '$lib/domain/mcp';
 import type { ConnectionDraft } from '$lib/domain/connection';
 import type { PrunedLevel, RetentionPolicy } from '$lib/domain/retention';
@@ -72,8 +73,23 @@ export class HearthClient {
     update: (sessionId: string, patch: { title?: string; connectionId?: string }) =>
       this.#rpc.call('sessions.update', { sessionId, ...patch }),
     delete: (sessionId: string) => this.#rpc.call('sessions.delete', { sessionId }),
-    /** Sends a message and follows the run it starts until the run ends. */
-    send: (sessionId: string, text: string) => this.#rpc.stream('sessions.send', { sessionId, text }),
+    /**
+     * Sends a message and follows the run it starts until the run ends. `images`: the person's,
+     * each as `images.normalize` gave it (`{ path: dataUrl, mimeType }`).
+     */
+    send: (sessionId: string, text: string, images?: ImageRef[]) =>
+      this.#rpc.stream('sessions.send', { sessionId, text, images }),
+  };
+
+  /** Images the person attaches, pastes or drops. */
+  readonly images = {
+    /**
+     * The one normalization (tools.md §11), in the runtime worker: `{ ok: true, dataUrl, mimeType,
+     * width, height }`, or `{ ok: false, refusal }` with a message to show. `bytes` is transferred:
+     * the caller's buffer is detached afterwards.
+     */
+    normalize: (bytes: Uint8Array) =>
+      this.#rpc.call('images.normalize', { bytes }, { transfer: transferOf(bytes) }),
   };
 
   readonly runs = {
@@ -219,8 +235,9 @@ export class HearthClient {
     importJsonl: (characterId: string, fileName: string, bytes: Uint8Array) =>
       this.#rpc.call('chats.importJsonl', { characterId, fileName, bytes }, { transfer: transferOf(bytes) }),
     exportJsonl: (chatId: string) => this.#rpc.call('chats.exportJsonl', { chatId }),
-    /** Sends the person's message and follows the run that writes the reply until it ends. */
-    send: (chatId: string, text: string) => this.#rpc.stream('chats.send', { chatId, text }),
+    /** Sends the person's message (and normalized `images`) and follows the run that writes the reply. */
+    send: (chatId: string, text: string, images?: ImageRef[]) =>
+      this.#rpc.stream('chats.send', { chatId, text, images }),
     /** A new swipe on the last assistant message (D12), followed until its run ends. */
     regenerate: (chatId: string) => this.#rpc.stream('chats.regenerate', { chatId }),
     /** More of the last reply: the agent's commit is appended to it. */

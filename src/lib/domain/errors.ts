@@ -172,6 +172,8 @@ export type ErrorCode =
   | 'rpc.closed'
   | 'rpc.cancelled'
   | 'rpc.unknown_method'
+  // images from the person (domain/user-images.ts)
+  | 'image.invalid'
   // SillyTavern-compatible content (chat/)
   | 'card.unsupported_format'
   | 'card.not_png'

@@ -2,7 +2,9 @@ import type { Activation } from '$lib/chat/activation';
 import type { CharacterCard } from '$lib/chat/card';
 import { messageRole, type ChatMessage } from '$lib/chat/chat-jsonl';
 import { expandMacros, type MacroContext } from '$lib/chat/macros';
-import type { ModelMessage } from '$lib/domain/model';
+import { messageImages } from '$lib/chat/media';
+import type { ContentPart, ModelMessage } from '$lib/domain/model';
+import { checkUserImage } from '$lib/domain/user-images';
 
 export interface ChatPromptInput {
   card: CharacterCard;
@@ -54,10 +56,11 @@ export function assembleChatPrompt(input: ChatPromptInput): { system: string; me
   const visible = input.history.filter((m) => !m.isSystem);
   const kept =
     input.historyLimit < 0 ? visible : visible.slice(Math.max(0, visible.length - input.historyLimit));
-  const messages: ModelMessage[] = kept.map((m) => ({
-    role: messageRole(m) === 'user' ? 'user' : 'assistant',
-    parts: [{ type: 'text', text: m.mes }],
-  }));
+  const messages: ModelMessage[] = kept.map((m) =>
+    messageRole(m) === 'user'
+      ? { role: 'user', parts: withText(imageParts(m), m.mes) }
+      : { role: 'assistant', parts: [{ type: 'text', text: m.mes }] },
+  );
   if (input.continuation) {
     messages.push({
       role: 'user',
@@ -73,6 +76,26 @@ export function assembleChatPrompt(input: ChatPromptInput): { system: string; me
     messages.push({ role: 'user', parts: [{ type: 'text', text: `(Write ${card.name}'s next message.)` }] });
   }
   return { system: sections.join('\n\n'), messages };
+}
+
+/** The text after the images; an empty one only when there is nothing else (Anthropic refuses it). */
+const withText = (parts: ContentPart[], text: string): ContentPart[] =>
+  text !== '' || parts.length === 0 ? [...parts, { type: 'text', text }] : parts;
+
+/**
+ * The person's images of a message (SillyTavern's `extra.media`), before its text: each one Hearth
+ * attached (a normalized data URL) as an image; one it cannot send (a path on a SillyTavern server,
+ * a GIF) as a note at its place, so the model knows an image was there.
+ */
+function imageParts(m: ChatMessage): ContentPart[] {
+  return messageImages(m.extra).map((image): ContentPart => {
+    const checked = checkUserImage({ path: image.url, mimeType: '' });
+    if (checked.ok) return { type: 'image', image: checked.value };
+    const why = image.url.startsWith('data:')
+      ? 'it is not a PNG, JPEG or WebP image within the limits'
+      : 'the chat keeps only its address, not the image';
+    return { type: 'text', text: `[The person attached an image here that could not be sent: ${why}.]` };
+  });
 }
 
 /** The generated agent system prompt (runtime.md §5.2): duties, tools by call name, how to finish. */

@@ -18,7 +18,9 @@ import { exampleCharacter } from '$lib/chat/example';
 import { DEMO_CONNECTION, type Connection } from '$lib/domain/connection';
 import { hearthError, HearthFailure } from '$lib/domain/errors';
 import type { RunEvent } from '$lib/domain/events';
-import type { ModelMessage } from '$lib/domain/model';
+import type { ImageRef, ModelMessage } from '$lib/domain/model';
+import { withImages } from '$lib/chat/media';
+import { checkUserImages } from '$lib/domain/user-images';
 import {
   DEFAULT_WRITER_ID,
   migrateProfile,
@@ -299,8 +301,17 @@ export class ChatService {
     return { fileName: exportFileName(chat.title, 'jsonl', 'chat'), bytes: new TextEncoder().encode(text) };
   }
 
-  /** The person's message, then a Chat run that writes the reply as a new message. */
-  send(chatId: string, text: string): AsyncIterable<RunUpdate> {
+  /**
+   * The person's message, then a Chat run that writes the reply as a new message. `images`: the
+   * person's, normalized (`images.normalize`), kept in `extra.media` as SillyTavern keeps uploads.
+   */
+  send(chatId: string, text: string, images: readonly ImageRef[] = []): AsyncIterable<RunUpdate> {
+    const checked = checkUserImages(images);
+    if (!checked.ok) {
+      return this.deps.service.start(async () => {
+        throw new HearthFailure(checked.error);
+      });
+    }
     return this.#stream(chatId, async (rows, persona) => {
       const now = this.deps.clock.now();
       const row: ChatMessageRow = {
@@ -311,7 +322,10 @@ export class ChatService {
         isSystem: false,
         sendDate: isoDate(now),
         mes: text,
-        extra: {},
+        extra: withImages(
+          {},
+          checked.value.map((i) => ({ url: i.path })),
+        ),
         swipes: [],
         swipeId: 0,
         unknown: {},

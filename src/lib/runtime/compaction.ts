@@ -7,8 +7,28 @@ export const COMPACT_AT = 0.75;
 export const KEEP_SHARE = 0.4;
 const RESULT_CHARS = 2_000;
 
-/** A rough token count (characters / 4): enough to decide when to compact, on every provider. */
-export const estimateTokens = (value: unknown): number => Math.ceil(JSON.stringify(value).length / 4);
+/**
+ * What one image counts for: about what providers charge for a picture of at most 1280 px
+ * (Anthropic ~2,200 tokens for 1280 x 1280, OpenAI 765 at high detail), not its base64 length.
+ */
+export const IMAGE_TOKENS = 1_600;
+
+const isImageRef = (v: unknown): boolean =>
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as { path?: unknown }).path === 'string' &&
+  typeof (v as { mimeType?: unknown }).mimeType === 'string' &&
+  Object.keys(v).every((k) => k === 'path' || k === 'mimeType' || k === 'data');
+
+/**
+ * A rough token count (characters / 4, each image `IMAGE_TOKENS`): enough to decide when to
+ * compact, on every provider. A person's image is kept as a data URL, whose length says nothing.
+ */
+export const estimateTokens = (value: unknown): number => {
+  let images = 0;
+  const json = JSON.stringify(value, (_key, v: unknown) => (isImageRef(v) ? (images++, 0) : v));
+  return Math.ceil(json.length / 4) + images * IMAGE_TOKENS;
+};
 
 export function requestTokens(
   system: ModelMessage,
@@ -64,7 +84,12 @@ export function transcriptOf(messages: readonly SessionMessage[]): string {
       else if (p.type === 'tool-result') {
         const text = p.content.length > RESULT_CHARS ? `${p.content.slice(0, RESULT_CHARS)} […]` : p.content;
         lines.push(`result of ${p.name}${p.isError ? ' (error)' : ''}: ${text}`);
-      } else if (p.type === 'image') lines.push(`[image ${p.image.path}]`);
+      } else if (p.type === 'image')
+        lines.push(
+          p.image.path.startsWith('data:')
+            ? `[${m.role === 'user' ? 'the person attached an image' : 'image'} (${p.image.mimeType})]`
+            : `[image ${p.image.path}]`,
+        );
     }
   }
   return lines.join('\n\n');

@@ -1,6 +1,6 @@
 import { DEMO_CONNECTION, type Connection } from '$lib/domain/connection';
 import { hearthError, HearthFailure } from '$lib/domain/errors';
-import type { ModelMessage } from '$lib/domain/model';
+import type { ImageRef, ModelMessage } from '$lib/domain/model';
 import { migrateProfile, resolveProfile, SESSION_PROFILE_ID, type ProfileV5 } from '$lib/domain/profile';
 import { addUsage, ROOT_INVOCATION, type RunId, type RunRecord } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
@@ -33,6 +33,7 @@ import {
 } from './compaction';
 import { rootInvocation } from './invocation';
 import { acceptsImages } from '$lib/domain/vision';
+import { checkUserImages, userMessageParts } from '$lib/domain/user-images';
 import { connectionFor, connectionOfRun } from './model-binding';
 import { collectModelTurn } from './model-turn';
 import { alwaysAllowIn } from './profile-approvals';
@@ -176,10 +177,13 @@ export class SessionService {
   /**
    * Saves the person's message and starts a run. Updates are delivered from the run's start
    * through its terminal record; closing the iterator detaches without stopping the run. The
-   * iteration throws when the run cannot start (session gone, busy in another tab).
+   * iteration throws when the run cannot start (session gone, busy in another tab, an image that
+   * was not normalized). `images`: the person's, normalized (`images.normalize`), as data URLs.
    */
-  send(sessionId: string, text: string): AsyncIterable<RunUpdate> {
+  send(sessionId: string, text: string, images: readonly ImageRef[] = []): AsyncIterable<RunUpdate> {
     return this.deps.service.start(async () => {
+      const checked = checkUserImages(images);
+      if (!checked.ok) throw new HearthFailure(checked.error);
       const session = await this.#session(sessionId);
       const { profile } = await this.#sessionProfile();
       const connection = await connectionFor(
@@ -199,13 +203,13 @@ export class SessionService {
         createdAt: now,
         updatedAt: now,
       };
-      return this.#plan(run, { kind: 'new', text, connection });
+      return this.#plan(run, { kind: 'new', text, images: checked.value, connection });
     });
   }
 
   async #plan(
     run: RunRecord,
-    start: { kind: 'new'; text: string; connection: Connection } | { kind: 'resume' },
+    start: { kind: 'new'; text: string; images: ImageRef[]; connection: Connection } | { kind: 'resume' },
   ): Promise<RunPlan> {
     if (run.target.kind !== 'session') throw new Error('internal: a Session plan for a chat run');
     const sessionId = run.target.sessionId;
@@ -240,7 +244,7 @@ export class SessionService {
           index: history.length,
           runId: run.id,
           role: 'user',
-          parts: [{ type: 'text', text: start.text }],
+          parts: userMessageParts(start.text, start.images),
           createdAt: run.createdAt,
         };
         await this.deps.sessions.appendMessages([userMessage]);
@@ -248,7 +252,9 @@ export class SessionService {
         const retitle = history.length === 0 && session.title === 'New session';
         await this.deps.sessions.put({
           ...session,
-          title: retitle ? titleFromPrompt(start.text) : session.title,
+          title: retitle
+            ? titleFromPrompt(start.text || (start.images.length ? 'Image' : ''))
+            : session.title,
           updatedAt: run.createdAt,
         });
       },

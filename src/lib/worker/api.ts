@@ -8,6 +8,7 @@ import { runHandlers } from './handlers/runs';
 import { sessionHandlers } from './handlers/sessions';
 import { runLock } from '$lib/runtime/sessions';
 import { chatHandlers } from './handlers/chats';
+import { imageHandlers } from './handlers/images';
 import { mcpHandlers } from './handlers/mcp';
 import { settingsHandlers } from './handlers/settings';
 import { workspaceHandlers } from './handlers/workspace';
@@ -41,6 +42,7 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
     lorebookHandlers(ctx),
     chatHandlers(ctx),
     mcpHandlers(ctx),
+    imageHandlers(ctx),
   ];
   const methods: Handlers<HearthMethods, HearthStreams>['methods'] = Object.assign(
     {},

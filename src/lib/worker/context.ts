@@ -23,6 +23,7 @@ import { broadcastRunBus } from '$lib/adapters/system/run-bus';
 import type { Connection } from '$lib/domain/connection';
 import type { Locks } from '$lib/ports/locks';
 import type { ModelGateway } from '$lib/ports/model-gateway';
+import type { ImageNormalizer } from '$lib/ports/images';
 import type { Sandbox } from '$lib/ports/sandbox';
 import type { WorkspaceStore } from '$lib/ports/workspace';
 import { SessionService } from '$lib/runtime/sessions';
@@ -54,6 +55,8 @@ export interface RuntimeOptions {
   attachSandboxHost?: (port: MessagePort) => void;
   /** This tab's page, told when one of its runs waits for the person. */
   page?: PageNotices;
+  /** The image normalization (default: the @jsquash codecs, fetching their wasm). */
+  images?: ImageNormalizer;
 }
 
 /** Everything the worker's handlers share: stores, gateways and the runtime services. */
@@ -80,6 +83,8 @@ export interface RuntimeContext {
   sessions: SessionService;
   chats: ChatService;
   mcp: McpServers;
+  /** The one image normalization (tools.md §11): tool images and the person's. */
+  images: ImageNormalizer;
 }
 
 export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
@@ -149,7 +154,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     ids: randomIds,
     sleep,
     sandbox: options.sandbox,
-    images: new JsquashImageNormalizer(),
+    images: options.images ?? new JsquashImageNormalizer(),
     service: runs,
   };
   const sessions = new SessionService({
@@ -162,5 +167,17 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     ...shared,
     providers: toolProviders([builtinProvider(runtimeTools.chat), mcp.provider()]),
   });
-  return { options, db, stores, workspaces, fetch: doFetch, gatewayFor, runs, sessions, chats, mcp };
+  return {
+    options,
+    db,
+    stores,
+    workspaces,
+    fetch: doFetch,
+    gatewayFor,
+    runs,
+    sessions,
+    chats,
+    mcp,
+    images: shared.images,
+  };
 }

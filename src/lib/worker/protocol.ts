@@ -2,6 +2,9 @@ import type { Connection, ConnectionDraft } from '$lib/domain/connection';
 import type { HearthError } from '$lib/domain/errors';
 import type { RunEvent } from '$lib/domain/events';
 import type { JsonObject } from '$lib/domain/json';
+import type { ImageRef } from '$lib/domain/model';
+import type { ImageRefusal } from '$lib/domain/image';
+import type { UserImageMime } from '$lib/domain/user-images';
 import type { McpPermission, McpServer, McpServerDraft } from '$lib/domain/mcp';
 import type { McpServerView, McpSignInCallback, McpToolRow, McpTryResult } from '$lib/runtime/mcp-servers';
 import type { McpSignInStep } from '$lib/ports/mcp';
@@ -155,8 +158,39 @@ export type WorkspaceStreams = {
 };
 
 export type SessionStreams = {
-  /** Sends a message; items arrive from the run's start until it ends. Leaving early detaches. */
-  'sessions.send': (p: { sessionId: string; text: string }) => RunUpdate;
+  /**
+   * Sends a message; items arrive from the run's start until it ends. Leaving early detaches.
+   * `images`: the person's, as `images.normalize` gave them (`{ path: dataUrl, mimeType }`).
+   */
+  'sessions.send': (p: { sessionId: string; text: string; images?: ImageRef[] }) => RunUpdate;
+};
+
+/** An image the person attached, after the one normalization (tools.md §11). */
+export type NormalizedUpload =
+  | {
+      ok: true;
+      /** `data:<mimeType>;base64,…`: what a message keeps as its image's `path`. */
+      dataUrl: string;
+      mimeType: UserImageMime;
+      /** Upright size, in pixels. */
+      width: number;
+      height: number;
+      /** Bytes of the image (not of the data URL). */
+      byteLength: number;
+      /** The file's own bytes (within the limits), else converted to JPEG. */
+      kept: boolean;
+    }
+  /** Not attached: GIF or another format, damaged, too large, a decompression bomb. */
+  | { ok: false; refusal: ImageRefusal };
+
+/** Images from the person: attach, paste and drop in the composers. */
+export type ImageMethods = {
+  /**
+   * Normalizes an image file in the runtime worker, never on the page: PNG, JPEG and WebP within
+   * the limits are kept, the rest that decodes becomes a JPEG of at most 1280 px; anything else is
+   * refused with a message for the person. Transfer `bytes`.
+   */
+  'images.normalize': (p: { bytes: Uint8Array }) => NormalizedUpload;
 };
 
 /** Model connections. */
@@ -441,8 +475,8 @@ export type ChatMethods = {
 };
 
 export type ChatStreams = {
-  /** Appends the person's message, then an agent run writes the reply. */
-  'chats.send': (p: { chatId: string; text: string }) => RunUpdate;
+  /** Appends the person's message (with `images`, normalized), then an agent run writes the reply. */
+  'chats.send': (p: { chatId: string; text: string; images?: ImageRef[] }) => RunUpdate;
   /** A new swipe on the last assistant message (D12). */
   'chats.regenerate': (p: { chatId: string }) => RunUpdate;
   /** More of the last reply: the agent's commit is appended to it. */
@@ -473,6 +507,7 @@ export type McpMethods = {
 export type { McpServerView, McpSignInCallback, McpSignInStep, McpToolRow, McpTryResult };
 
 export type HearthMethods = SessionMethods &
+  ImageMethods &
   McpMethods &
   RunMethods &
   WorkspaceMethods &

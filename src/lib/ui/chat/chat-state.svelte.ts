@@ -1,5 +1,6 @@
 import type { HearthClient } from '$lib/client/hearth';
 import type { HearthError } from '$lib/domain/errors';
+import type { ImageRef } from '$lib/domain/model';
 import { isTerminal, type RunId, type RunRecord } from '$lib/domain/run';
 import type { EngineProgress, RunUpdate } from '$lib/domain/run-update';
 import type { ChatMessageRow, ChatView } from '$lib/worker/protocol';
@@ -65,11 +66,13 @@ export class ChatState {
     }
   }
 
-  /** Sends the person's message; an agent run writes the reply. */
-  async send(text: string): Promise<void> {
+  /** Sends the person's message (and their normalized `images`); an agent run writes the reply. */
+  async send(text: string, images: ImageRef[] = []): Promise<void> {
     this.error = null;
-    this.outgoing = text;
-    await this.#follow(this.client.chats.send(this.chatId, text));
+    this.outgoing = images.length
+      ? `${text}${text ? '\n' : ''}(${images.length === 1 ? 'an image' : `${images.length} images`})`
+      : text;
+    await this.#follow(this.client.chats.send(this.chatId, text, images));
   }
 
   /** A new swipe on the last assistant message (or a reply to the person's last message). */

@@ -1,6 +1,6 @@
 import type { HearthClient } from '$lib/client/hearth';
 import type { HearthError } from '$lib/domain/errors';
-import type { ContentPart, Usage } from '$lib/domain/model';
+import type { ContentPart, ImageRef, Usage } from '$lib/domain/model';
 import { addUsage, isTerminal, type RunId, type RunRecord } from '$lib/domain/run';
 import type { EngineProgress, RunUpdate } from '$lib/domain/run-update';
 import type { SessionMessage, SessionRecord } from '$lib/domain/session';
@@ -72,9 +72,10 @@ export class SessionState {
     }
   }
 
-  async send(text: string): Promise<void> {
+  /** `images`: the person's, normalized (`images.normalize`). */
+  async send(text: string, images: ImageRef[] = []): Promise<void> {
     this.error = null;
-    await this.#follow(this.client.sessions.send(this.sessionId, text));
+    await this.#follow(this.client.sessions.send(this.sessionId, text, images));
   }
 
   /** Continues an interrupted or retryably failed run (D10). */

@@ -25,7 +25,7 @@ export function chatHandlers(ctx: RuntimeContext): Handlers<ChatMethods, ChatStr
       },
     },
     streams: {
-      'chats.send': (p) => chats.send(p.chatId, p.text),
+      'chats.send': (p) => chats.send(p.chatId, p.text, p.images),
       'chats.regenerate': (p) => chats.regenerate(p.chatId),
       'chats.continue': (p) => chats.continue(p.chatId),
     },

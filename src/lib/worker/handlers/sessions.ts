@@ -14,7 +14,7 @@ export function sessionHandlers(ctx: RuntimeContext): Handlers<SessionMethods, S
       'sessions.delete': (p) => service.delete(p.sessionId),
     },
     streams: {
-      'sessions.send': (p) => service.send(p.sessionId, p.text),
+      'sessions.send': (p) => service.send(p.sessionId, p.text, p.images),
     },
   };
 }
