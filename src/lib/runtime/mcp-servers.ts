@@ -1,4 +1,6 @@
 import { decodeBase64 } from '$lib/domain/base64';
+import { IMAGE_MIME_TYPES, sniffImage } from '$lib/domain/image';
+import { imageDataUrl } from '$lib/domain/user-images';
 import type { ToolFacts } from '$lib/domain/builtin-tools';
 import { hearthError, HearthFailure, type HearthError } from '$lib/domain/errors';
 import type { JsonObject } from '$lib/domain/json';
@@ -64,8 +66,14 @@ export interface McpSignInCallback {
   errorDescription?: string;
 }
 
-/** How a tool result reached the servers page's "Try": what the model would read. */
-export type McpTryResult = McpModelResult & { outcome: McpCallOutcome['kind'] };
+/**
+ * How a tool result reached the servers page's "Try": what the model would read, and its images
+ * as data URLs when they are PNG, JPEG or WebP by their bytes (whatever type the server claimed).
+ */
+export type McpTryResult = Omit<McpModelResult, 'images'> & {
+  outcome: McpCallOutcome['kind'];
+  images: { label: string; dataUrl: string }[];
+};
 
 /**
  * The MCP servers a person registered (tools.md §15): registration, manual discovery, per-tool
@@ -240,7 +248,15 @@ export class McpServers {
   async tryCall(id: string, tool: string, args: JsonObject, signal: AbortSignal): Promise<McpTryResult> {
     const server = await this.#server(id);
     const outcome = await this.deps.connector.call(server, tool, args, signal);
-    return { ...forModel(outcome), outcome: outcome.kind };
+    const mapped = forModel(outcome);
+    const images = mapped.images.flatMap(({ data, label }) => {
+      const bytes = decodeBase64(data);
+      const format = bytes ? sniffImage(bytes).format : 'unknown';
+      return bytes && (format === 'png' || format === 'jpeg' || format === 'webp')
+        ? [{ label, dataUrl: imageDataUrl(bytes, IMAGE_MIME_TYPES[format]) }]
+        : [];
+    });
+    return { ...mapped, images, outcome: outcome.kind };
   }
 
   /** The tools runs get: offered tools of active servers, from memory. */

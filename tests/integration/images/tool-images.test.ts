@@ -120,6 +120,13 @@ describe('tool images', () => {
     expect(readResult.images).toHaveLength(1);
     expect(readResult.images[0]!.data).toBe(base64(small));
 
+    // "Try it" on the servers page shows the images that are images by their bytes.
+    const tried = await mcp.tryCall(registered.id, 'screenshot', {}, new AbortController().signal);
+    expect(tried.images.map((i) => [i.label, i.dataUrl.slice(0, 22)])).toEqual([
+      ['image 1 of the result', 'data:image/png;base64,'],
+      ['image 3 of the result', 'data:image/png;base64,'],
+    ]);
+
     // What is recorded keeps only { path, mimeType }.
     const stored1 = await h.service.get(session.id);
     expect(JSON.stringify(stored1.messages)).not.toContain(base64(small).slice(0, 40));
