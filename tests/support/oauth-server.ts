@@ -227,6 +227,32 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
   };
 }
 
+/**
+ * The person on the authorization page: follows its redirects until they reach `redirectUrl`,
+ * and returns what the callback would get (the Approve link, or Deny when `answer` says so).
+ */
+export async function visitAuthorization(
+  authorizationUrl: string,
+  redirectUrl: string,
+  answer: 'approve' | 'deny' = 'approve',
+): Promise<{ state: string; code?: string; error?: string }> {
+  let url = authorizationUrl;
+  for (let hop = 0; hop < 5; hop++) {
+    if (url.startsWith(redirectUrl)) break;
+    if (answer === 'deny') url = url.replace('answer=approve', 'answer=deny');
+    const response = await fetch(url, { redirect: 'manual' });
+    const location = response.headers.get('location');
+    if (!location) throw new Error(`no redirect from ${url}: ${response.status}`);
+    url = new URL(location, url).href;
+  }
+  const q = new URL(url).searchParams;
+  return {
+    state: q.get('state') ?? '',
+    ...(q.get('code') ? { code: q.get('code')! } : {}),
+    ...(q.get('error') ? { error: q.get('error')! } : {}),
+  };
+}
+
 function redirectBack(res: ServerResponse, redirectUri: string, params: Record<string, string | null>): void {
   const target = new URL(redirectUri);
   for (const [k, v] of Object.entries(params)) if (v !== null) target.searchParams.set(k, v);

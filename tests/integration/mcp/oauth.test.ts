@@ -6,7 +6,7 @@ import { SdkMcpConnector } from '$lib/adapters/mcp/connector';
 import { systemClock } from '$lib/adapters/system/clock';
 import { McpServers } from '$lib/runtime/mcp-servers';
 import { startHostileMcpServer, type HostileMcpServer } from '../../support/hostile-mcp-server';
-import { startOAuthServer, type OAuthServer } from '../../support/oauth-server';
+import { startOAuthServer, type OAuthServer, visitAuthorization } from '../../support/oauth-server';
 
 /**
  * Signing in to an OAuth-protected MCP server (tools.md §15, D1) with the SDK's client in Node:
@@ -57,24 +57,8 @@ function setup() {
   return { mcp, db };
 }
 
-/** The person on the authorization page: follows its redirects to the callback's query. */
-async function visit(authorizationUrl: string, answer: 'approve' | 'deny' = 'approve') {
-  let url = authorizationUrl;
-  for (let hop = 0; hop < 5; hop++) {
-    if (url.startsWith(REDIRECT)) break;
-    if (answer === 'deny') url = url.replace('answer=approve', 'answer=deny');
-    const response = await fetch(url, { redirect: 'manual' });
-    const location = response.headers.get('location');
-    if (!location) throw new Error(`no redirect from ${url}: ${response.status}`);
-    url = new URL(location, url).href;
-  }
-  const q = new URL(url).searchParams;
-  return {
-    state: q.get('state') ?? '',
-    ...(q.get('code') ? { code: q.get('code')! } : {}),
-    ...(q.get('error') ? { error: q.get('error')! } : {}),
-  };
-}
+const visit = (authorizationUrl: string, answer: 'approve' | 'deny' = 'approve') =>
+  visitAuthorization(authorizationUrl, REDIRECT, answer);
 
 const reason = (p: Promise<unknown>) =>
   p.then(

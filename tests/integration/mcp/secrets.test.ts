@@ -22,7 +22,7 @@ import {
   type HostileMcpServer,
   type HostileMcpServerOptions,
 } from '../../support/hostile-mcp-server';
-import { startOAuthServer, type OAuthServer } from '../../support/oauth-server';
+import { startOAuthServer, type OAuthServer, visitAuthorization } from '../../support/oauth-server';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scripted-llm-server';
 
 /**
@@ -490,24 +490,8 @@ const attempt = async <T>(p: Promise<T>): Promise<T | undefined> => {
 const toolCallsTo = (server: HostileMcpServer) =>
   server.requests.filter((r) => (r.body as { method?: string } | null)?.method === 'tools/call').length;
 
-/** The person on the authorization page: follows its redirects to the callback's query. */
-async function visit(authorizationUrl: string, answer: 'approve' | 'deny' = 'approve') {
-  let url = authorizationUrl;
-  for (let hop = 0; hop < 5; hop++) {
-    if (url.startsWith(REDIRECT)) break;
-    if (answer === 'deny') url = url.replace('answer=approve', 'answer=deny');
-    const response = await fetch(url, { redirect: 'manual' });
-    const location = response.headers.get('location');
-    if (!location) throw new Error(`no redirect from ${url}: ${response.status}`);
-    url = new URL(location, url).href;
-  }
-  const q = new URL(url).searchParams;
-  return {
-    state: q.get('state') ?? '',
-    ...(q.get('code') ? { code: q.get('code')! } : {}),
-    ...(q.get('error') ? { error: q.get('error')! } : {}),
-  };
-}
+const visit = (authorizationUrl: string, answer: 'approve' | 'deny' = 'approve') =>
+  visitAuthorization(authorizationUrl, REDIRECT, answer);
 
 /** Presses Sign in: the authorization URL, and the `state` and verifier it left in `mcpCredentials`. */
 async function startSignIn(id: string) {
