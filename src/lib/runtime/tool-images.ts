@@ -86,18 +86,24 @@ export async function withImageData(
     }
     return { ...image, data };
   };
+  const hasImages = (part: ContentPart) =>
+    part.type === 'image' || (part.type === 'tool-result' && part.images.length > 0);
   const messages = await Promise.all(
-    request.messages.map(async (message) => ({
-      ...message,
-      parts: await Promise.all(
-        message.parts.map(async (part): Promise<ContentPart> => {
-          if (part.type === 'image') return { ...part, image: await load(part.image) };
-          if (part.type === 'tool-result' && part.images.length)
-            return { ...part, images: await Promise.all(part.images.map(load)) };
-          return part;
-        }),
-      ),
-    })),
+    request.messages.map(async (message) =>
+      !message.parts.some(hasImages)
+        ? message
+        : {
+            ...message,
+            parts: await Promise.all(
+              message.parts.map(async (part): Promise<ContentPart> => {
+                if (part.type === 'image') return { ...part, image: await load(part.image) };
+                if (part.type === 'tool-result' && part.images.length)
+                  return { ...part, images: await Promise.all(part.images.map(load)) };
+                return part;
+              }),
+            ),
+          },
+    ),
   );
   return { ...request, messages };
 }
