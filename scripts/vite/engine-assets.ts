@@ -23,13 +23,20 @@ const TYPES: Record<string, string> = {
 
 const ID = 'virtual:hearth-engines';
 const DEV_PREFIX = '/@hearth-engines/';
-const SANDBOX_ENTRY = resolve('src/lib/adapters/sandbox/sandbox-main.ts');
+/** Code that runs in isolated workers, each bundled as one module: `<name>.js` in dev, `engines/<name>-<hash>.js` built. */
+const BUNDLES = {
+  sandbox: resolve('src/lib/adapters/sandbox/sandbox-main.ts'),
+  extension: resolve('src/lib/adapters/extensions/extension-main.ts'),
+} as const;
+type BundleName = keyof typeof BUNDLES;
+const isBundle = (name: string): name is BundleName => Object.hasOwn(BUNDLES, name);
 
 /**
- * The sandbox's code as one ES module without imports: a sandbox imports it from its text through
- * a blob: URL (it can fetch nothing), so it can have no chunks and no files beside it.
+ * The sandbox's (or an extension worker's) code as one ES module without imports: the worker
+ * imports it from its text through a blob: URL (it can fetch nothing), so it can have no chunks
+ * and no files beside it.
  */
-async function buildSandbox(production: boolean): Promise<string> {
+async function buildBundle(name: BundleName, production: boolean): Promise<string> {
   const result = await build({
     configFile: false,
     logLevel: 'warn',
@@ -43,7 +50,7 @@ async function buildSandbox(production: boolean): Promise<string> {
       // Files its modules point at (QuickJS's wasm) are left out: the runtime sends them.
       assetsInlineLimit: 0,
       rolldownOptions: {
-        input: SANDBOX_ENTRY,
+        input: BUNDLES[name],
         preserveEntrySignatures: 'strict',
         output: { format: 'es', codeSplitting: false },
       },
@@ -51,19 +58,20 @@ async function buildSandbox(production: boolean): Promise<string> {
   });
   const outputs = (Array.isArray(result) ? result : [result]) as Rolldown.RolldownOutput[];
   const chunks = outputs.flatMap((o) => o.output).filter((o) => o.type === 'chunk');
-  if (chunks.length !== 1) throw new Error(`The sandbox bundle must be one module, got ${chunks.length}.`);
+  if (chunks.length !== 1) throw new Error(`The ${name} bundle must be one module, got ${chunks.length}.`);
   return chunks[0]!.code;
 }
 
 /**
  * Copies Pyodide into the build at build time (never committed) and serves it from node_modules in
- * dev: its files keep their own names in one folder. Builds the sandbox's code as one module (and
- * again in dev when a source changes). `virtual:hearth-engines` tells the runtime worker where
- * both are; in a build the URLs are relative to the worker's chunk, so any sub-path works.
+ * dev: its files keep their own names in one folder. Builds the sandbox's and the extension
+ * worker's code as one module each (and again in dev when a source changes).
+ * `virtual:hearth-engines` tells the runtime worker where they are; in a build the URLs are
+ * relative to the worker's chunk, so any sub-path works.
  */
 export function engineAssets(): Plugin {
   let production = false;
-  let devSandbox: Promise<string> | undefined;
+  const dev = new Map<BundleName, Promise<string>>();
   return {
     name: 'hearth:engine-assets',
     configResolved(config) {
@@ -76,7 +84,8 @@ export function engineAssets(): Plugin {
         const at = (file: string) => `new URL('${DEV_PREFIX}${file}', self.location.origin).href`;
         return (
           `export const pyodideIndexURL = ${at('pyodide/')};\n` +
-          `export const sandboxBundleURL = ${at('sandbox.js')};\n`
+          `export const sandboxBundleURL = ${at('sandbox.js')};\n` +
+          `export const extensionBundleURL = ${at('extension.js')};\n`
         );
       }
       const refs: Record<string, string> = {};
@@ -87,33 +96,36 @@ export function engineAssets(): Plugin {
           source: readFileSync(require.resolve(source)),
         });
       }
-      const sandbox = await buildSandbox(true);
-      const hash = createHash('sha256').update(sandbox).digest('hex').slice(0, 10);
-      const sandboxRef = this.emitFile({
-        type: 'asset',
-        fileName: `engines/sandbox-${hash}.js`,
-        source: sandbox,
-      });
+      const bundle = async (name: BundleName) => {
+        const code = await buildBundle(name, true);
+        const hash = createHash('sha256').update(code).digest('hex').slice(0, 10);
+        return this.emitFile({ type: 'asset', fileName: `engines/${name}-${hash}.js`, source: code });
+      };
+      const [sandboxRef, extensionRef] = [await bundle('sandbox'), await bundle('extension')];
       const url = (ref: string) => `import.meta.ROLLUP_FILE_URL_${ref}`;
       return (
         `export const pyodideIndexURL = new URL('./', ${url(refs['engines/pyodide/pyodide-lock.json']!)}).href;\n` +
-        `export const sandboxBundleURL = ${url(sandboxRef)};\n`
+        `export const sandboxBundleURL = ${url(sandboxRef)};\n` +
+        `export const extensionBundleURL = ${url(extensionRef)};\n`
       );
     },
     configureServer(server) {
       server.watcher.on('change', (file) => {
-        if (file.includes('/src/lib/')) devSandbox = undefined;
+        if (file.includes('/src/lib/')) dev.clear();
       });
       server.middlewares.use(DEV_PREFIX, (req, res, next) => {
-        const name = (req.url ?? '').replace(/^\//, '').split('?')[0];
-        if (name === 'sandbox.js') {
-          (devSandbox ??= buildSandbox(false)).then(
-            (code) => {
+        const name = (req.url ?? '').replace(/^\//, '').split('?')[0] ?? '';
+        const bundleName = name.replace(/\.js$/, '');
+        if (name.endsWith('.js') && isBundle(bundleName)) {
+          let code = dev.get(bundleName);
+          if (!code) dev.set(bundleName, (code = buildBundle(bundleName, false)));
+          code.then(
+            (text) => {
               res.setHeader('Content-Type', 'text/javascript');
-              res.end(code);
+              res.end(text);
             },
             (e: unknown) => {
-              devSandbox = undefined;
+              dev.delete(bundleName);
               next(e);
             },
           );

@@ -1,6 +1,7 @@
 import type { JsonObject } from '$lib/domain/json';
 import type { ImageRef } from '$lib/domain/model';
 import type { McpPermission, McpServer, McpServerDraft } from '$lib/domain/mcp';
+import type { ExtensionToolPermission } from '$lib/domain/extension';
 import type { ConnectionDraft } from '$lib/domain/connection';
 import type { PrunedLevel, RetentionPolicy } from '$lib/domain/retention';
 import type { RunId } from '$lib/domain/run';
@@ -17,6 +18,7 @@ import type {
   PageMethods,
   PageStreams,
   PendingApproval,
+  PackageUpload,
 } from '$lib/worker/protocol';
 
 /** The buffer behind `bytes`, to transfer rather than copy. */
@@ -32,8 +34,11 @@ export class HearthClient {
   readonly #approvals = new Map<string, PendingApproval>();
   readonly #approvalListeners = new Set<() => void>();
 
-  /** `sandboxHost`: the port of the page's sandbox host, handed to the runtime for the shell. */
-  constructor(endpoint: Endpoint, options: { sandboxHost?: MessagePort } = {}) {
+  /**
+   * `sandboxHost`, `extensionHost`: the ports of the page's sandbox and extension hosts, handed to
+   * the runtime for the shell and for extensions.
+   */
+  constructor(endpoint: Endpoint, options: { sandboxHost?: MessagePort; extensionHost?: MessagePort } = {}) {
     this.#rpc = new RpcClient(endpoint);
     // The other direction: what the runtime tells this page.
     serveRpc<PageMethods, PageStreams>(endpoint, {
@@ -48,6 +53,9 @@ export class HearthClient {
     });
     const port = options.sandboxHost;
     if (port) void this.#rpc.call('workspace.attachSandboxHost', { port }, { transfer: [port] });
+    const extensionHost = options.extensionHost;
+    if (extensionHost)
+      void this.#rpc.call('extensions.attachHost', { port: extensionHost }, { transfer: [extensionHost] });
   }
 
   #approvalsChanged(): null {
@@ -135,6 +143,18 @@ export class HearthClient {
 
   /** Agent profiles (runtime.md §3). Documents of schema 1-5 are accepted and saved at schema 5. */
   /** MCP servers: registrations, discovery (a signal stops it), permissions and trying a tool. */
+  /** Extensions: packages of JavaScript tools, each run isolated from the app (D22). */
+  readonly extensions = {
+    list: () => this.#rpc.call('extensions.list', undefined),
+    inspect: (files: PackageUpload) => this.#rpc.call('extensions.inspect', { files }),
+    install: (files: PackageUpload, hosts: string[]) =>
+      this.#rpc.call('extensions.install', { files, hosts }),
+    setEnabled: (id: string, enabled: boolean) => this.#rpc.call('extensions.setEnabled', { id, enabled }),
+    setPermission: (id: string, tool: string, permission: ExtensionToolPermission) =>
+      this.#rpc.call('extensions.setPermission', { id, tool, permission }),
+    remove: (id: string) => this.#rpc.call('extensions.remove', { id }),
+  };
+
   readonly mcp = {
     list: () => this.#rpc.call('mcp.list', undefined),
     create: (draft: McpServerDraft) => this.#rpc.call('mcp.create', draft),

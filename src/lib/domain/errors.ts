@@ -23,6 +23,8 @@ export type ErrorCode =
   | 'tool.invalid_arguments'
   | 'tool.unknown_tool'
   | 'tool.denied'
+  | 'tool.unavailable'
+  | 'tool.not_in_scope'
   | 'tool.id_invalid'
   | 'tool.provider_id_empty'
   | 'tool.provider_id_invalid'
@@ -236,7 +238,23 @@ export type ErrorCode =
   | 'mcp.server_error'
   | 'mcp.unsupported_response'
   | 'mcp.call_outcome_unknown'
-  | 'mcp.arguments_too_large';
+  | 'mcp.arguments_too_large'
+  // packages a person installs (domain/package-files.ts)
+  | 'package.invalid'
+  | 'package.invalid_path'
+  | 'package.too_large'
+  // extensions (domain/extension.ts, runtime/extensions.ts)
+  | 'extension.manifest_invalid'
+  | 'extension.load_failed'
+  | 'extension.registration_invalid'
+  | 'extension.conflict'
+  | 'extension.not_found'
+  | 'extension.unprotected'
+  | 'extension.tool_error'
+  | 'extension.tool_timeout'
+  | 'extension.tool_needs_image_input'
+  | 'extension.disabled'
+  | 'extension.result_too_large';
 
 export const hearthError = (code: ErrorCode, message: string, extra?: Partial<HearthError>): HearthError => ({
   code,

@@ -7,7 +7,13 @@ export interface RunEventPayloads {
   run_created: { target: JsonObject; connectionId: string; model: string };
   profile_resolved: { profileId: string; source: string };
   status_changed: { status: RunStatus; from: RunStatus; reason?: string };
-  context_assembled: { invocationId: string; tools: string[]; messageCount: number };
+  context_assembled: {
+    invocationId: string;
+    tools: string[];
+    messageCount: number;
+    /** Tools the profile or their page would offer that this invocation does not get, and why. */
+    withheld?: { toolId: string; code: ErrorCode; message: string }[];
+  };
   model_request_created: {
     round: number;
     invocationId: string;
@@ -81,7 +87,7 @@ export interface RunEventPayloads {
     source: string;
     argumentsRef: string;
     /** An MCP tool's endpoint host and the hints its server claims (read-only, destructive). */
-    hints?: { endpointHost?: string; readOnly?: boolean; destructive?: boolean };
+    hints?: ToolHints;
   };
   /**
    * `always`: the person chose Always allow (this run asks no more; stored in the profile, or for
@@ -242,6 +248,17 @@ export interface RunEventPayloads {
   /** A Hearth addition: the run was found unfinished at start-up (its tab closed). */
   run_interrupted: { message: string };
   run_failed: { code: ErrorCode; message: string; retryable: boolean; userRetryable: boolean };
+}
+
+/**
+ * What an approval shows beside a tool: an MCP tool's endpoint host and the hints its server
+ * claims (read-only, destructive); the hosts an extension may reach.
+ */
+export interface ToolHints {
+  endpointHost?: string;
+  readOnly?: boolean;
+  destructive?: boolean;
+  reaches?: string[];
 }
 
 /** One file a shell call changed: written with this content hash, or removed. */

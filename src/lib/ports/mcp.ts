@@ -1,3 +1,4 @@
+import type { Changes } from './changes';
 import type { HearthError } from '$lib/domain/errors';
 import type { JsonObject } from '$lib/domain/json';
 import type { McpCallResult, McpCatalog, McpServer, McpTool } from '$lib/domain/mcp';
@@ -66,7 +67,4 @@ export interface McpConnector {
 }
 
 /** Tells the other tabs' runtimes that registrations or catalogs changed, so they read them again. */
-export interface McpChanges {
-  publish(): void;
-  subscribe(listener: () => void): void;
-}
+export type McpChanges = Changes;

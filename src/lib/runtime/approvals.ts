@@ -1,3 +1,4 @@
+import type { ToolHints } from '$lib/domain/events';
 import { hearthError, HearthFailure } from '$lib/domain/errors';
 import type { JsonObject } from '$lib/domain/json';
 import type { ToolId } from '$lib/domain/tool-id';
@@ -25,7 +26,7 @@ export interface ApprovalRequest {
   /** The run file holding the call's full arguments. */
   argumentsRef: string;
   /** What the card shows beside the tool: its server's endpoint host, the hints the server claims. */
-  hints?: { endpointHost?: string; readOnly?: boolean; destructive?: boolean };
+  hints?: ToolHints;
 }
 
 /**

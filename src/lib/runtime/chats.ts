@@ -31,7 +31,6 @@ import {
 import { ok } from '$lib/domain/result';
 import { ROOT_INVOCATION, type RunId, type RunRecord } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
-import type { ToolId } from '$lib/domain/tool-id';
 import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
 import { READ_ONLY_MOUNTS } from '$lib/domain/workspace-roots';
 import type { CharacterStore, LorebookStore, PersonaStore } from '$lib/ports/characters';
@@ -58,9 +57,8 @@ import { unstartedCalls } from './resume';
 import type { RunLog } from './run-recorder';
 import type { PreparedRun, RunInbox, RunPlan, RunService } from './run-service';
 import { DEFAULT_CONNECTION_KEY, runLock } from './sessions';
-import { prepareBindings } from './tool-bindings';
-import { currentCatalog, type ToolProviders } from './tool-catalog';
-import { createSnapshot } from './tool-snapshot';
+import type { ToolProviders } from './tool-catalog';
+import { rootSnapshot } from './tool-snapshot';
 import { WorkspaceTranscript } from './transcript';
 
 export interface ChatServiceDeps {
@@ -536,22 +534,13 @@ export class ChatService {
     const { workspace, input } = ctx;
     const run = recorder.run;
     const profile = migrated(input.profile);
-    const catalog = await currentCatalog(this.deps.providers);
-    if (!catalog.ok) throw new HearthFailure(catalog.error);
-    const { bindings } = prepareBindings(
-      catalog.value,
-      {
-        allow: profile.tools.allow as ToolId[],
-        deny: profile.tools.deny as ToolId[],
-        toolDescriptions: profile.tools.toolDescriptions,
-        ask: (profile.tools.ask ?? []) as ToolId[],
-      },
+    const snapshot = await rootSnapshot(
+      run.id,
+      this.deps.providers,
+      profile,
       'chat',
+      acceptsImages(ctx.connection, run.model),
     );
-    const snapshot = createSnapshot(`snapshot_${run.id}`, bindings, 'run_finish_allowed', {
-      acceptsImages: acceptsImages(ctx.connection, run.model),
-    });
-    if (!snapshot.ok) throw new HearthFailure(snapshot.error);
     const transcript = await WorkspaceTranscript.open(workspace, TRANSCRIPT, input.prompt.messages);
     const events = ctx.resumed ? await readAll(this.deps.journal, run.id) : [];
     const ledger = ledgerOf(events);
@@ -560,7 +549,7 @@ export class ChatService {
     return {
       invocation: rootInvocation({
         profileId: profile.id,
-        snapshot: snapshot.value,
+        snapshot,
         audit: auditPaths(chatAuditLayout(), ROOT_INVOCATION),
       }),
       scenario: { system: input.prompt.system, transcript, textOnlyTurn: 'drift', guidance: inbox.guidance },
@@ -585,6 +574,7 @@ export class ChatService {
               profile.output?.artifacts.find((a) => a.target === 'messageBody')?.required ?? true,
           },
           sandbox: this.deps.sandbox,
+          run: { runId: run.id, target: { kind: 'chat' } },
         },
         alwaysAllow: alwaysAllowIn(this.deps.profiles, profile.id),
         control: { ledger, publisher, foregroundCommitRequired: true, messageBodyPath: input.bodyPath },

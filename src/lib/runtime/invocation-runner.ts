@@ -12,7 +12,7 @@ import type { ModelGateway } from '$lib/ports/model-gateway';
 import type { Sandbox } from '$lib/ports/sandbox';
 import type { ImageNormalizer } from '$lib/ports/images';
 import type { Workspace } from '$lib/ports/workspace';
-import type { CommitCapability, ToolContext } from '$lib/tools/tool';
+import type { CommitCapability, RunIdentity, ToolContext } from '$lib/tools/tool';
 import type { ApprovalDesk } from './approvals';
 import type { Checkpointer } from './checkpoints';
 import { TurnControl, type ControlDeps } from './control';
@@ -61,7 +61,13 @@ export interface InvocationDeps {
   roots: WorkspaceRoots;
   providers: ToolProviders;
   /** The optional parts of the tools' context this run has. */
-  capabilities: { chat?: ChatContext; commit?: CommitCapability; sandbox?: Sandbox; random?: () => number };
+  capabilities: {
+    chat?: ChatContext;
+    commit?: CommitCapability;
+    sandbox?: Sandbox;
+    random?: () => number;
+    run?: RunIdentity;
+  };
   approvals: ApprovalDesk;
   /** The run's one checkpoint path (every invocation of the run shares it). */
   checkpoint: Checkpointer;
@@ -109,6 +115,7 @@ export async function runInvocation(
       invocationId: invocation.id,
       tools: snapshot.specs.map((s) => s.name),
       messageCount: transcript.messages().length + 1,
+      ...(snapshot.diagnostics.length > 0 ? { withheld: [...snapshot.diagnostics] } : {}),
     },
   });
 

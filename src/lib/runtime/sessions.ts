@@ -10,7 +10,6 @@ import {
   type SessionRecord,
   type SessionSummary,
 } from '$lib/domain/session';
-import type { ToolId } from '$lib/domain/tool-id';
 import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
 import { READ_ONLY_MOUNTS, type WorkspaceRoots } from '$lib/domain/workspace-roots';
 import type { Clock, Ids } from '$lib/ports/clock';
@@ -41,9 +40,8 @@ import { unstartedCalls } from './resume';
 import type { RunLog, RunStep } from './run-recorder';
 import type { PreparedRun, RunInbox, RunPlan, RunService } from './run-service';
 import { sessionSystemPrompt } from './session-prompt';
-import { prepareBindings, type ToolPolicy } from './tool-bindings';
-import { currentCatalog, type ToolProviders } from './tool-catalog';
-import { createSnapshot, type ToolSnapshot } from './tool-snapshot';
+import type { ToolProviders } from './tool-catalog';
+import { rootSnapshot, type ToolSnapshot } from './tool-snapshot';
 import type { MessageFlags, Transcript } from './transcript';
 
 export interface SessionServiceDeps {
@@ -273,7 +271,13 @@ export class SessionService {
     const sessionId = (run.target as { sessionId: string }).sessionId;
     await recorder.setStatus('assembling_context');
     const profile = await this.#runProfile(recorder, workspace);
-    const snapshot = await this.#snapshot(run.id, profile, acceptsImages(connection, run.model));
+    const snapshot = await rootSnapshot(
+      run.id,
+      this.deps.providers,
+      profile,
+      'session',
+      acceptsImages(connection, run.model),
+    );
     const roots: WorkspaceRoots = {
       visible: profile.workspace.visibleRoots,
       writable: profile.workspace.writableRoots,
@@ -321,7 +325,10 @@ export class SessionService {
         workspace,
         roots,
         providers: this.deps.providers,
-        capabilities: { sandbox: this.deps.sandbox },
+        capabilities: {
+          sandbox: this.deps.sandbox,
+          run: { runId: run.id, target: { kind: 'session', sessionId } },
+        },
         alwaysAllow: alwaysAllowIn(this.deps.profiles, profile.id),
         control: { ledger: [], foregroundCommitRequired: false, messageBodyPath: 'work/main.md' },
         newId: (prefix) => this.deps.ids.contentId(prefix),
@@ -370,24 +377,6 @@ export class SessionService {
     const resolved = resolveProfile(SESSION_PROFILE_ID, await this.deps.profiles.get(SESSION_PROFILE_ID));
     if (!resolved) throw new HearthFailure(hearthError('agent.not_found', 'The Session profile is missing.'));
     return resolved;
-  }
-
-  /** The run's frozen tool surface: the catalog narrowed by the profile (deny wins). */
-  async #snapshot(runId: RunId, profile: ProfileV5, images: boolean): Promise<ToolSnapshot> {
-    const catalog = await currentCatalog(this.deps.providers);
-    if (!catalog.ok) throw new HearthFailure(catalog.error);
-    const policy: ToolPolicy = {
-      allow: profile.tools.allow as ToolId[],
-      deny: profile.tools.deny as ToolId[],
-      toolDescriptions: profile.tools.toolDescriptions,
-      ask: (profile.tools.ask ?? []) as ToolId[],
-    };
-    const { bindings } = prepareBindings(catalog.value, policy, 'session');
-    const snapshot = createSnapshot(`snapshot_${runId}`, bindings, 'run_finish_allowed', {
-      acceptsImages: images,
-    });
-    if (!snapshot.ok) throw new HearthFailure(snapshot.error);
-    return snapshot.value;
   }
 
   async #session(id: string): Promise<SessionRecord> {

@@ -1,3 +1,4 @@
+import type { ErrorCode } from '$lib/domain/errors';
 import type { JsonObject } from '$lib/domain/json';
 import { isJsonObject } from '$lib/domain/json';
 import type { ToolId } from '$lib/domain/tool-id';
@@ -24,29 +25,34 @@ export interface ToolBinding {
   approval: ApprovalMode;
 }
 
+/** A tool left out of an invocation, and why (journaled with the context it was assembled for). */
 export interface BindingDiagnostic {
   toolId: ToolId;
-  code: 'tool.not_in_scope' | 'tool.unavailable';
+  code: ErrorCode;
   message: string;
 }
 
 /**
- * Bindings (tools.md §4.1): each id of `allow` in order, then the MCP tools the servers page
- * offers, unless denied (deny wins), present in the catalog and available in the scope. Absent
- * external tools are skipped with a diagnostic; their selection stays in the profile.
+ * Bindings (tools.md §4.1): each id of `allow` in order, then the MCP and extension tools their
+ * pages offer, unless denied (deny wins), present in the catalog, available in the scope, not
+ * withheld, and taking images only where the model does. Tools left out get a diagnostic; their
+ * selection stays in the profile.
  */
 export function prepareBindings(
   catalog: readonly CatalogTool[],
   policy: ToolPolicy,
   scope: ToolScope,
+  acceptsImages = false,
 ): { bindings: ToolBinding[]; diagnostics: BindingDiagnostic[] } {
   const byId = new Map(catalog.map((t) => [t.toolId, t] as const));
   const denied = new Set(policy.deny);
+  const allowed = new Set(policy.allow);
   const asked = new Set(policy.ask ?? []);
   const bindings: ToolBinding[] = [];
   const diagnostics: BindingDiagnostic[] = [];
-  // MCP tools are chosen on the servers page (Ask or Allow): a profile need not list them, only deny.
-  const offered = catalog.filter((t) => t.source === 'mcp').map((t) => t.toolId);
+  // MCP and extension tools are chosen on their pages (Ask or Allow): a profile need not list
+  // them, only deny.
+  const offered = catalog.filter((t) => t.source !== 'builtin').map((t) => t.toolId);
   for (const toolId of new Set([...policy.allow, ...offered])) {
     if (denied.has(toolId)) continue;
     const tool = byId.get(toolId);
@@ -55,10 +61,24 @@ export function prepareBindings(
       continue;
     }
     if (!tool.facts.scopes.includes(scope)) {
+      // An offered tool of the other kind of run is no news; one the profile names is.
+      if (!allowed.has(toolId)) continue;
       diagnostics.push({
         toolId,
         code: 'tool.not_in_scope',
         message: `${toolId} is not available in ${scope}s.`,
+      });
+      continue;
+    }
+    if (tool.withheld) {
+      diagnostics.push({ toolId, ...tool.withheld });
+      continue;
+    }
+    if (tool.needsImageInput && !acceptsImages) {
+      diagnostics.push({
+        toolId,
+        code: 'extension.tool_needs_image_input',
+        message: `${toolId} returns images, and this model does not take images.`,
       });
       continue;
     }

@@ -1,6 +1,7 @@
+import type { ToolHints } from '$lib/domain/events';
 import { z } from 'zod';
 import type { ToolFacts } from '$lib/domain/builtin-tools';
-import type { HearthError } from '$lib/domain/errors';
+import type { ErrorCode, HearthError } from '$lib/domain/errors';
 import type { JsonObject } from '$lib/domain/json';
 import { err, ok, type Result } from '$lib/domain/result';
 import type { ToolId } from '$lib/domain/tool-id';
@@ -28,8 +29,15 @@ export interface CatalogTool {
   serverName?: string;
   /** The tool's own source asks the person before each call (an MCP tool set to Ask). */
   approval?: 'ask';
-  /** What an approval shows beside the tool: the server's endpoint host, its claimed hints. */
-  hints?: { endpointHost?: string; readOnly?: boolean; destructive?: boolean };
+  /**
+   * What an approval shows beside the tool: an MCP server's endpoint host and claimed hints, the
+   * hosts an extension may reach.
+   */
+  hints?: ToolHints;
+  /** Offered only to invocations whose model takes images (an extension's `returnsImages`). */
+  needsImageInput?: boolean;
+  /** Listed but not offered now, and why (an extension disabled or that did not load). */
+  withheld?: { code: ErrorCode; message: string };
 }
 
 /** A call's arguments checked by its provider: the input `execute` takes, or the model-facing error. */

@@ -299,7 +299,10 @@ async function execute(
   timing.started = deps.clock.now();
   let outcome: ToolOutcome;
   try {
-    outcome = await provider.execute(tool, input, deps.context);
+    outcome = await provider.execute(tool, input, {
+      ...deps.context,
+      call: { invocationId: ids.invocationId, callId: ids.callId },
+    });
   } catch (e) {
     const error: HearthError =
       e instanceof HearthFailure

@@ -1,9 +1,11 @@
 import { allocateCallNames, type CallNameEntry } from '$lib/domain/call-names';
-import type { HearthError } from '$lib/domain/errors';
+import { HearthFailure, type HearthError } from '$lib/domain/errors';
 import type { ModelToolSpec } from '$lib/domain/model';
 import { err, ok, type Result } from '$lib/domain/result';
 import type { ToolId } from '$lib/domain/tool-id';
-import type { ToolBinding } from './tool-bindings';
+import type { ToolScope } from '$lib/domain/tool-scope';
+import { prepareBindings, type BindingDiagnostic, type ToolBinding, type ToolPolicy } from './tool-bindings';
+import { currentCatalog, type ToolProviders } from './tool-catalog';
 
 /** How an invocation may end (runtime.md §1.1): root and handoff runs finish; children return. */
 export type ExitPolicy = 'run_finish_allowed' | 'task_return_required';
@@ -26,6 +28,8 @@ export interface ToolSnapshot {
   readonly specs: readonly ModelToolSpec[];
   /** The invocation's model takes images (tools.md §11): decided here, once, from its connection. */
   readonly acceptsImages: boolean;
+  /** Tools left out when it was made, and why (journaled with `context_assembled`). */
+  readonly diagnostics: readonly BindingDiagnostic[];
 }
 
 /**
@@ -36,9 +40,13 @@ export function createSnapshot(
   id: string,
   bindings: readonly ToolBinding[],
   exitPolicy: ExitPolicy,
-  options: { taskReturn?: ToolBinding; acceptsImages?: boolean } = {},
+  options: {
+    taskReturn?: ToolBinding;
+    acceptsImages?: boolean;
+    diagnostics?: readonly BindingDiagnostic[];
+  } = {},
 ): Result<ToolSnapshot, HearthError> {
-  const { taskReturn, acceptsImages = false } = options;
+  const { taskReturn, acceptsImages = false, diagnostics = [] } = options;
   let bound = [...bindings];
   if (exitPolicy === 'task_return_required') {
     bound = bound.filter((b) => b.tool.facts.forChildren);
@@ -71,8 +79,44 @@ export function createSnapshot(
         parameters: b.parameters,
       })),
       acceptsImages,
+      diagnostics: Object.freeze([...diagnostics]),
     }),
   );
+}
+
+/**
+ * A new run's root snapshot: the catalog as every provider has it now, narrowed by the profile's
+ * tools (deny wins) for this kind of run and model, with what was left out.
+ */
+export async function rootSnapshot(
+  runId: string,
+  providers: ToolProviders,
+  profile: {
+    tools: {
+      allow: readonly string[];
+      deny: readonly string[];
+      ask?: readonly string[];
+      toolDescriptions: ToolPolicy['toolDescriptions'];
+    };
+  },
+  scope: ToolScope,
+  acceptsImages: boolean,
+): Promise<ToolSnapshot> {
+  const catalog = await currentCatalog(providers);
+  if (!catalog.ok) throw new HearthFailure(catalog.error);
+  const policy: ToolPolicy = {
+    allow: profile.tools.allow as ToolId[],
+    deny: profile.tools.deny as ToolId[],
+    toolDescriptions: profile.tools.toolDescriptions,
+    ask: (profile.tools.ask ?? []) as ToolId[],
+  };
+  const { bindings, diagnostics } = prepareBindings(catalog.value, policy, scope, acceptsImages);
+  const snapshot = createSnapshot(`snapshot_${runId}`, bindings, 'run_finish_allowed', {
+    acceptsImages,
+    diagnostics,
+  });
+  if (!snapshot.ok) throw new HearthFailure(snapshot.error);
+  return snapshot.value;
 }
 
 export const callNames = (snapshot: ToolSnapshot): string[] => snapshot.bindings.map((b) => b.callName);

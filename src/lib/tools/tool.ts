@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { BUILTIN_TOOLS, type BuiltinToolName, type ToolFacts } from '$lib/domain/builtin-tools';
 import type { ErrorCode } from '$lib/domain/errors';
+import type { ExtensionTarget } from '$lib/domain/extension';
 import type { ShellFileChange } from '$lib/domain/events';
 import type { JsonObject, JsonValue } from '$lib/domain/json';
 import type { EngineProgress } from '$lib/domain/run-update';
@@ -162,6 +163,16 @@ export interface ToolContext {
    * instead of joining the conversation. Only a call the model made has it.
    */
   callTool?: (request: NestedCallRequest) => Promise<ToolOutcome>;
+  /** The run the call belongs to, told to tools outside Hearth (an extension's call payload). */
+  run?: RunIdentity;
+  /** The call itself (set by dispatch for the provider that executes it). */
+  call?: { invocationId: string; callId: string };
+}
+
+/** A run as a tool outside Hearth is told about it: its id and whether it is a Chat or a Session. */
+export interface RunIdentity {
+  runId: string;
+  target: ExtensionTarget;
 }
 
 /**

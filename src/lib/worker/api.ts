@@ -10,6 +10,7 @@ import { runLock } from '$lib/runtime/sessions';
 import { chatHandlers } from './handlers/chats';
 import { imageHandlers } from './handlers/images';
 import { mcpHandlers } from './handlers/mcp';
+import { extensionHandlers } from './handlers/extensions';
 import { settingsHandlers } from './handlers/settings';
 import { workspaceHandlers } from './handlers/workspace';
 import type { HearthMethods, HearthStreams } from './protocol';
@@ -42,6 +43,7 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
     lorebookHandlers(ctx),
     chatHandlers(ctx),
     mcpHandlers(ctx),
+    extensionHandlers(ctx),
     imageHandlers(ctx),
   ];
   const methods: Handlers<HearthMethods, HearthStreams>['methods'] = Object.assign(

@@ -29,16 +29,20 @@ import type { WorkspaceStore } from '$lib/ports/workspace';
 import { SessionService } from '$lib/runtime/sessions';
 import { ChatService } from '$lib/runtime/chats';
 import { RunService, type PageNotices } from '$lib/runtime/run-service';
-import { builtinProvider, toolProviders } from '$lib/runtime/tool-catalog';
+import { builtinProvider, toolProviders, type ToolProvider } from '$lib/runtime/tool-catalog';
 import { DexieChatStore } from '$lib/adapters/db/chat-store';
 import { DexieRecordStore } from '$lib/adapters/db/record-files';
 import { TieredWorkspaceStore } from '$lib/adapters/tiered-workspace';
 import { runtimeTools } from '$lib/tools/runtime-tools';
 import { DexieMcpCredentialStore, DexieMcpStore } from '$lib/adapters/db/mcp-store';
 import { JsquashImageNormalizer } from '$lib/adapters/images/jsquash-normalizer';
-import { broadcastMcpChanges } from '$lib/adapters/mcp/changes';
+import { broadcastChanges } from '$lib/adapters/system/changes';
 import { SdkMcpConnector } from '$lib/adapters/mcp/connector';
 import { McpServers } from '$lib/runtime/mcp-servers';
+import { DexieExtensionStore } from '$lib/adapters/db/extension-store';
+import { hearthError, HearthFailure } from '$lib/domain/errors';
+import type { ExtensionRunner } from '$lib/ports/extensions';
+import { Extensions } from '$lib/runtime/extensions';
 
 export interface RuntimeOptions {
   /** Where workspace files live (OPFS); the runtime's records go to IndexedDB beside the journal. */
@@ -57,7 +61,21 @@ export interface RuntimeOptions {
   page?: PageNotices;
   /** The image normalization (default: the @jsquash codecs, fetching their wasm). */
   images?: ImageNormalizer;
+  /** Starts extensions isolated (the page's extension host in the browser); without it none run. */
+  extensions?: ExtensionRunner;
+  /** Takes the page's extension host, which the browser's `extensions` starts workers through. */
+  attachExtensionHost?: (port: MessagePort) => void;
+  /** The app's origin, which no extension may be allowed to reach. */
+  appOrigin?: string;
 }
+
+/** Where no isolation is available (Node), extensions are refused rather than run unprotected. */
+const noExtensions: ExtensionRunner = {
+  start: () =>
+    Promise.reject(
+      new HearthFailure(hearthError('extension.unprotected', 'Extensions run only in the browser app.')),
+    ),
+};
 
 /** Everything the worker's handlers share: stores, gateways and the runtime services. */
 export interface RuntimeContext {
@@ -83,6 +101,9 @@ export interface RuntimeContext {
   sessions: SessionService;
   chats: ChatService;
   mcp: McpServers;
+  extensions: Extensions;
+  /** The MCP and extension tool providers (the profile editor lists what they offer). */
+  externalTools: readonly ToolProvider[];
   /** The one image normalization (tools.md §11): tool images and the person's. */
   images: ImageNormalizer;
 }
@@ -144,7 +165,14 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     ),
     clock: systemClock,
     newId: () => crypto.randomUUID(),
-    changes: broadcastMcpChanges(),
+    changes: broadcastChanges('hearth-mcp-changes'),
+  });
+  const extensions = new Extensions({
+    store: new DexieExtensionStore(db),
+    runner: options.extensions ?? noExtensions,
+    clock: systemClock,
+    changes: broadcastChanges('hearth-extension-changes'),
+    appOrigin: options.appOrigin,
   });
   const shared = {
     workspaces,
@@ -160,12 +188,12 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
   const sessions = new SessionService({
     ...stores,
     ...shared,
-    providers: toolProviders([builtinProvider(runtimeTools.session), mcp.provider()]),
+    providers: toolProviders([builtinProvider(runtimeTools.session), mcp.provider(), extensions.provider()]),
   });
   const chats = new ChatService({
     ...stores,
     ...shared,
-    providers: toolProviders([builtinProvider(runtimeTools.chat), mcp.provider()]),
+    providers: toolProviders([builtinProvider(runtimeTools.chat), mcp.provider(), extensions.provider()]),
   });
   return {
     options,
@@ -178,6 +206,8 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     sessions,
     chats,
     mcp,
+    extensions,
+    externalTools: [mcp.provider(), extensions.provider()],
     images: shared.images,
   };
 }

@@ -1,3 +1,4 @@
+import type { ToolHints } from '$lib/domain/events';
 import type { Connection, ConnectionDraft } from '$lib/domain/connection';
 import type { HearthError } from '$lib/domain/errors';
 import type { RunEvent } from '$lib/domain/events';
@@ -8,6 +9,8 @@ import type { UserImageMime } from '$lib/domain/user-images';
 import type { McpPermission, McpServer, McpServerDraft } from '$lib/domain/mcp';
 import type { McpServerView, McpSignInCallback, McpToolRow, McpTryResult } from '$lib/runtime/mcp-servers';
 import type { McpSignInStep } from '$lib/ports/mcp';
+import type { ExtensionToolPermission } from '$lib/domain/extension';
+import type { ExtensionInspection, ExtensionView } from '$lib/runtime/extensions';
 import type { ModelMode, ProfileProblem, ProfileScope, ProfileV5 } from '$lib/domain/profile';
 import type { ProfileIssue } from '$lib/ports/profiles';
 import type { PrunedLevel, RetentionPolicy, RetentionPreview, RetentionResult } from '$lib/domain/retention';
@@ -109,7 +112,7 @@ export interface PendingApproval {
   callName: string;
   origin: string;
   argumentsRef: string;
-  hints?: { endpointHost?: string; readOnly?: boolean; destructive?: boolean };
+  hints?: ToolHints;
 }
 
 /**
@@ -269,6 +272,20 @@ export interface ProfileDetail {
   summary: ProfileSummary;
   /** What validation finds in the profile now (tools may have gone since it was saved). */
   problems: ProfileProblem[];
+  /** MCP and extension tools their pages offer now: every profile gets them unless it denies them. */
+  externalTools: ExternalToolRow[];
+}
+
+/** An MCP or extension tool as the profile editor lists it, under its server or extension. */
+export interface ExternalToolRow {
+  toolId: string;
+  name: string;
+  source: 'mcp' | 'extension';
+  /** The server's or extension's name. */
+  origin: string;
+  scopes: ('chat' | 'session')[];
+  /** Why runs do not get it now (its extension is disabled, did not load). */
+  withheld?: string;
 }
 
 export type ProfileImportResult =
@@ -506,9 +523,36 @@ export type McpMethods = {
 
 export type { McpServerView, McpSignInCallback, McpSignInStep, McpToolRow, McpTryResult };
 
+/** A file of a package the person chose (a module, a zip, or a folder's files by relative path). */
+export type PackageUpload = { path: string; bytes: Uint8Array }[];
+
+/** Extensions (tools.md §14): install (inspected first), enable, permissions, update, remove. */
+export type ExtensionMethods = {
+  'extensions.list': (p: void) => ExtensionView[];
+  /** What installing would do; refuses a bad package with why. A lone zip is unpacked first. */
+  'extensions.inspect': (p: { files: PackageUpload }) => ExtensionInspection;
+  /** Installs or updates; `hosts`: the declared hosts the person accepted. */
+  'extensions.install': (p: { files: PackageUpload; hosts: string[] }) => ExtensionView;
+  'extensions.setEnabled': (p: { id: string; enabled: boolean }) => ExtensionView;
+  'extensions.setPermission': (p: {
+    id: string;
+    tool: string;
+    permission: ExtensionToolPermission;
+  }) => ExtensionView;
+  'extensions.remove': (p: { id: string }) => void;
+  /**
+   * The page's extension host (`client/extension-host.ts`), through which the runtime starts
+   * extensions' workers. Sent once, when the page starts the runtime.
+   */
+  'extensions.attachHost': (p: { port: MessagePort }) => null;
+};
+
+export type { ExtensionInspection, ExtensionView };
+
 export type HearthMethods = SessionMethods &
   ImageMethods &
   McpMethods &
+  ExtensionMethods &
   RunMethods &
   WorkspaceMethods &
   ConnectionMethods &

@@ -3,6 +3,7 @@ import { OpfsWorkspaceStore } from '$lib/adapters/opfs/workspace';
 import { FetchedEngines } from '$lib/adapters/sandbox/engine-files';
 import { SandboxHost } from '$lib/adapters/sandbox/sandbox-host';
 import { WorkerSandbox } from '$lib/adapters/sandbox/worker-sandbox';
+import { IsolatedExtensionRunner } from '$lib/adapters/extensions/isolated-runner';
 import { webLocks } from '$lib/adapters/system/locks';
 import { createRuntime } from './api';
 import type { PageMethods, PageStreams } from './protocol';
@@ -13,6 +14,9 @@ const scope = self as unknown as DedicatedWorkerGlobalScope;
 
 let attachSandboxHost!: (port: MessagePort) => void;
 const sandboxHost = new SandboxHost(new Promise((resolve) => (attachSandboxHost = resolve)));
+let attachExtensionHost!: (port: MessagePort) => void;
+const extensionHost = new SandboxHost(new Promise((resolve) => (attachExtensionHost = resolve)));
+const engines = new FetchedEngines();
 /** The other direction of the same RPC: what the runtime tells its page. */
 const page = new RpcClient<PageMethods, PageStreams>(scope);
 const tell = (p: Promise<unknown>) => void p.catch(() => {});
@@ -23,8 +27,11 @@ serveRpc(
     workspaces: new OpfsWorkspaceStore(),
     locks: webLocks(navigator.locks),
     storage: navigator.storage,
-    sandbox: new WorkerSandbox(sandboxHost, new FetchedEngines()),
+    sandbox: new WorkerSandbox(sandboxHost, engines),
     attachSandboxHost,
+    extensions: new IsolatedExtensionRunner(extensionHost, () => engines.extensionBundle()),
+    attachExtensionHost,
+    appOrigin: self.location.origin,
     page: {
       approvalRequested: (runId, target, request) =>
         tell(page.call('page.approvalRequested', { runId, target, ...request })),

@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { openHearthDatabase } from '$lib/adapters/db/database';
 import { DexieMcpCredentialStore, DexieMcpStore } from '$lib/adapters/db/mcp-store';
-import { broadcastMcpChanges } from '$lib/adapters/mcp/changes';
+import { broadcastChanges } from '$lib/adapters/system/changes';
 import { SdkMcpConnector } from '$lib/adapters/mcp/connector';
 import { systemClock } from '$lib/adapters/system/clock';
 import type { McpCatalog } from '$lib/domain/mcp';
@@ -23,7 +23,7 @@ describe('MCP registrations changed in another tab', () => {
         connector: new SdkMcpConnector(),
         clock: systemClock,
         newId: () => crypto.randomUUID(),
-        changes: broadcastMcpChanges(channel),
+        changes: broadcastChanges(channel),
       });
     const [one, two] = [tab(), tab()];
     const { server } = await one.create({

@@ -35,7 +35,7 @@ describe('the sandbox boundary', () => {
           else if (data.tried) resolve(data);
         };
       });
-      process.port.postMessage({ type: 'boot', bundle: probe });
+      process.port.postMessage({ type: 'boot', bundle: probe, connect: "'none'" });
       const { origin, tried } = await report;
       process.terminate();
 
@@ -67,6 +67,7 @@ describe('the sandbox boundary', () => {
     });
     channel.port1.postMessage({
       type: 'boot',
+      connect: "'none'",
       bundle: 'export function start(port) { port.postMessage({ type: "ran" }) }',
     });
     expect(await answer).toEqual({ type: 'unprotected', reason: expect.stringContaining('origin') });

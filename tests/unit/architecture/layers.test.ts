@@ -48,7 +48,8 @@ const ALLOWED: Record<string, RegExp> = {
   tools: /^(domain|ports|tools)\/|^package:(zod|re2js)$/,
   chat: /^(domain|chat)\/|^package:(zod|fflate)$/,
   // Adapters implement ports with libraries; the Dexie stores hold the chat/ layer's documents.
-  adapters: /^(domain|ports|adapters|chat)\/|^package:/,
+  // Extension workers and their runner speak the one two-way RPC (worker/rpc.ts).
+  adapters: /^(domain|ports|adapters|chat)\/|^worker\/rpc$|^package:/,
   // The worker wires everything below it together; it never reaches the page.
   worker: /^(domain|ports|runtime|tools|chat|adapters|worker)\/|^package:(zod|fflate)$/,
   client: /^(domain|client|worker\/(protocol|rpc)|worker\/runtime\.worker\?worker)/,

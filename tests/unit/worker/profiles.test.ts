@@ -20,7 +20,8 @@ const api = () => {
   const { methods } = profileHandlers({
     db,
     stores: { profiles: new DexieProfileStore(db) },
-  } as RuntimeContext);
+    externalTools: [],
+  } as unknown as RuntimeContext);
   const signal = new AbortController().signal;
   const plain = async <T>(p: Promise<T | Transfer<T>>): Promise<T> => {
     const v = await p;

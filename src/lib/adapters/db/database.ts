@@ -6,6 +6,7 @@ import type { SessionMessage, SessionRecord } from '$lib/domain/session';
 import type { JsonValue } from '$lib/domain/json';
 import type { McpCatalog, McpServer } from '$lib/domain/mcp';
 import type { McpCredentials } from '$lib/domain/mcp-credentials';
+import type { InstalledExtension } from '$lib/domain/extension';
 import type {
   CharacterRecord,
   ChatMessageRow,
@@ -48,7 +49,16 @@ export type HearthDatabase = Dexie & {
   mcpCatalogs: EntityTable<McpCatalog, 'serverId'>;
   /** Sign-in secrets (OAuth client, tokens): never exported. */
   mcpCredentials: EntityTable<McpCredentials, 'serverId'>;
+  extensions: EntityTable<InstalledExtension, 'id'>;
+  extensionFiles: Dexie.Table<ExtensionFileRow, [string, string]>;
 };
+
+/** One file of an installed extension. */
+export interface ExtensionFileRow {
+  extensionId: string;
+  path: string;
+  bytes: Uint8Array;
+}
 
 /**
  * The `hearth` database. Each new version adds a `db.version(n)` block (with an upgrade
@@ -93,5 +103,7 @@ export function openHearthDatabase(name = 'hearth'): HearthDatabase {
   db.version(5).stores({ records: '[workspace+path], workspace' });
   // Version 6: MCP server registrations, what discovery found on each, and sign-ins.
   db.version(6).stores({ mcpServers: 'id', mcpCatalogs: 'serverId', mcpCredentials: 'serverId' });
+  // Version 7: installed extensions (what they registered, permissions) and their files.
+  db.version(7).stores({ extensions: 'id', extensionFiles: '[extensionId+path], extensionId' });
   return db;
 }

@@ -4,14 +4,15 @@
 //
 // It takes the port to the runtime, checks that the platform isolates this worker (an opaque origin
 // with no storage, and a content security policy that refuses scripts from strings and every
-// connection), and only then imports the sandbox's code, which it is sent as text, from a blob: URL.
+// connection but to the hosts the runtime names: none for the shell, an extension's accepted
+// hosts for an extension), and only then imports the code it is sent as text, from a blob: URL.
 self.onmessage = (event) => {
   self.onmessage = null;
   /** @type {MessagePort} */
   const port = event.data;
   port.onmessage = async ({ data }) => {
     port.onmessage = null;
-    const missing = await missingIsolation();
+    const missing = await missingIsolation(data.connect);
     if (missing) {
       port.postMessage({ type: 'unprotected', reason: missing });
       return;
@@ -28,8 +29,11 @@ self.onmessage = (event) => {
   };
 };
 
-/** Why this worker is not isolated, or null when it is. Nothing here touches the network. */
-async function missingIsolation() {
+/**
+ * Why this worker is not isolated, or null when it is. `connect` is the `connect-src` some policy
+ * in force must have exactly (`'none'`, or an extension's hosts). Nothing here touches the network.
+ */
+async function missingIsolation(/** @type {string} */ connect) {
   if (self.origin !== 'null') return `it runs with the origin ${self.origin}`;
   try {
     indexedDB.open('hearth-sandbox-probe');
@@ -43,7 +47,7 @@ async function missingIsolation() {
   } catch {
     // refused by script-src
   }
-  // A refused connection is reported with the policy that refused it: one must refuse them all.
+  // A refused connection is reported with the policies that refused it: one must allow `connect` only.
   /** @type {string[]} */
   const refusedBy = [];
   const record = (/** @type {SecurityPolicyViolationEvent} */ e) => refusedBy.push(e.originalPolicy);
@@ -56,8 +60,10 @@ async function missingIsolation() {
   }
   for (let wait = 0; wait < 20 && refusedBy.length === 0; wait++) await new Promise((r) => setTimeout(r, 10));
   self.removeEventListener('securitypolicyviolation', record);
-  if (!refusedBy.some((policy) => /(^|;)\s*connect-src 'none'\s*(;|$)/.test(policy))) {
-    return 'no content security policy refuses every connection';
+  const sources = connect.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const exact = new RegExp(`(^|;)\\s*connect-src ${sources}\\s*(;|$)`);
+  if (!refusedBy.some((policy) => exact.test(policy))) {
+    return `no content security policy limits connections to ${connect}`;
   }
   return null;
 }

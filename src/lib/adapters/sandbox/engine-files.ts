@@ -1,6 +1,6 @@
 import quickjsWasmURL from '@jitl/quickjs-wasmfile-release-sync/wasm?url';
 import jqWasmURL from 'jq-web/jq.wasm?url';
-import { pyodideIndexURL, sandboxBundleURL } from 'virtual:hearth-engines';
+import { extensionBundleURL, pyodideIndexURL, sandboxBundleURL } from 'virtual:hearth-engines';
 import type { EngineProgress } from '$lib/domain/run-update';
 import type { EngineFiles, EngineName } from './protocol';
 
@@ -24,6 +24,11 @@ export class FetchedEngines implements EngineSource {
 
   async bundle(): Promise<string> {
     return new TextDecoder().decode(await this.#read([sandboxBundleURL]).then(([b]) => b!));
+  }
+
+  /** The extension workers' code (`adapters/extensions/extension-main.ts`). */
+  async extensionBundle(): Promise<string> {
+    return new TextDecoder().decode(await this.#read([extensionBundleURL]).then(([b]) => b!));
   }
 
   async files<E extends EngineName>(

@@ -3,4 +3,6 @@ declare module 'virtual:hearth-engines' {
   export const pyodideIndexURL: string;
   /** The sandbox's code as one ES module (no imports), which a sandbox imports from its text. */
   export const sandboxBundleURL: string;
+  /** The extension worker's code (`adapters/extensions/extension-main.ts`), the same way. */
+  export const extensionBundleURL: string;
 }

@@ -29,7 +29,8 @@ export type EngineDelivery = {
  * `builtin.<name>` and `mcp.invoke` commands.
  */
 export type ToSandbox =
-  | { type: 'boot'; bundle: string }
+  /** `connect`: the only `connect-src` the worker's policy may have (`'none'` for the shell). */
+  | { type: 'boot'; bundle: string; connect: string }
   | EngineDelivery
   | { type: 'run'; id: number; request: ShellRequest }
   | { type: 'builtin-result'; id: number; requestId: number; text: string; isError: boolean }

@@ -1,4 +1,7 @@
+import type { FromSandboxHost, ToSandboxHost } from '$lib/domain/host-messages';
 import bootScript from './boot.js?raw';
+
+export type { FromSandboxHost, ToSandboxHost };
 
 /** A sandbox worker as the runtime holds it: its port, a way to end it, and how it ended. */
 export interface SandboxProcess {
@@ -8,16 +11,16 @@ export interface SandboxProcess {
   readonly crashed: Promise<string>;
 }
 
-/** Starts sandbox workers. */
-export interface SandboxSpawner {
-  spawn(): Promise<SandboxProcess>;
+/** `connect`: the origins an extension host's worker may reach; `name`: the worker's, for devtools. */
+export interface SpawnOptions {
+  connect?: string;
+  name?: string;
 }
 
-/** The runtime's side of the page's sandbox host (`client/sandbox-host.ts`). */
-export type ToSandboxHost =
-  | { type: 'spawn'; id: number; name: string; source: string; port: MessagePort }
-  | { type: 'terminate'; id: number };
-export type FromSandboxHost = { type: 'exit'; id: number; message: string };
+/** Starts sandbox workers. */
+export interface SandboxSpawner {
+  spawn(options?: SpawnOptions): Promise<SandboxProcess>;
+}
 
 /**
  * Starts sandbox workers through the host the page attached. Workers start with `boot.js`, which
@@ -39,7 +42,7 @@ export class SandboxHost implements SandboxSpawner {
     });
   }
 
-  async spawn(): Promise<SandboxProcess> {
+  async spawn(options: SpawnOptions = {}): Promise<SandboxProcess> {
     const host = await this.#port;
     const id = this.#nextId++;
     const channel = new MessageChannel();
@@ -47,9 +50,10 @@ export class SandboxHost implements SandboxSpawner {
     const message: ToSandboxHost = {
       type: 'spawn',
       id,
-      name: `hearth-sandbox-${id}`,
+      name: options.name ?? `hearth-sandbox-${id}`,
       source: bootScript,
       port: channel.port2,
+      ...(options.connect !== undefined ? { connect: options.connect } : {}),
     };
     host.postMessage(message, [channel.port2]);
     return {

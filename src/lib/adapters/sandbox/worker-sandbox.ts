@@ -190,7 +190,7 @@ export class WorkerSandbox implements Sandbox {
           } else if (message?.type === 'need') void this.#deliver(booted, message.engine);
           else if (message) booted.call?.receive(message);
         };
-        process.port.postMessage({ type: 'boot', bundle } satisfies ToSandbox);
+        process.port.postMessage({ type: 'boot', bundle, connect: "'none'" } satisfies ToSandbox);
       });
       return await Promise.race([ready, late]).catch((e: unknown) => {
         process.terminate();

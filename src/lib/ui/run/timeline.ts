@@ -1,3 +1,4 @@
+import type { ToolHints } from '$lib/domain/events';
 import type { RunEvent } from '$lib/domain/events';
 
 /** What the person was asked about a call set to Ask, and what they answered. */
@@ -120,7 +121,7 @@ export interface PendingApprovalView {
   source: string;
   argumentsRef: string;
   /** An MCP tool's endpoint host and the hints its server claims. */
-  hints?: { endpointHost?: string; readOnly?: boolean; destructive?: boolean };
+  hints?: ToolHints;
 }
 
 const SETTLED_RUN = new Set([

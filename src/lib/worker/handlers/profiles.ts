@@ -24,7 +24,7 @@ import {
 import { builtinToolId } from '$lib/domain/tool-id';
 import { runtimeTools } from '$lib/tools/runtime-tools';
 import type { RuntimeContext } from '../context';
-import type { ProfileImportResult, ProfileMethods, ProfileSummary } from '../protocol';
+import type { ExternalToolRow, ProfileImportResult, ProfileMethods, ProfileSummary } from '../protocol';
 import type { Handlers } from '../rpc';
 
 const BUILTIN_TOOL_IDS: ReadonlySet<string> = new Set(BUILTIN_TOOL_NAMES.map((n) => builtinToolId(n)));
@@ -48,9 +48,25 @@ const notFound = (id: string) =>
 export function profileHandlers(ctx: RuntimeContext): Handlers<ProfileMethods, Record<never, never>> {
   const store = ctx.stores.profiles;
 
-  /** Tools known now; MCP and extension catalogs join here when they exist. */
-  const validationContext = (previous?: ProfileV5): ProfileValidationContext => ({
-    knownToolIds: BUILTIN_TOOL_IDS,
+  /** MCP and extension tools as their pages offer them now (from memory, never the network). */
+  const externalTools = async (): Promise<ExternalToolRow[]> => {
+    const providers = ctx.externalTools;
+    await Promise.all(providers.map((p) => p.ready?.()));
+    return providers.flatMap((p) =>
+      p.list().map((t) => ({
+        toolId: t.toolId,
+        name: t.nativeName,
+        source: t.source as 'mcp' | 'extension',
+        origin: t.origin,
+        scopes: [...t.facts.scopes],
+        ...(t.withheld ? { withheld: t.withheld.message } : {}),
+      })),
+    );
+  };
+
+  /** Tools known now: the builtins and the MCP and extension tools their pages offer. */
+  const validationContext = async (previous?: ProfileV5): Promise<ProfileValidationContext> => ({
+    knownToolIds: new Set([...BUILTIN_TOOL_IDS, ...(await externalTools()).map((t) => t.toolId)]),
     previouslySelected: new Set(previous?.tools.allow ?? []),
     toolParameters: IMPLEMENTED_PARAMETERS,
   });
@@ -92,7 +108,7 @@ export function profileHandlers(ctx: RuntimeContext): Handlers<ProfileMethods, R
       );
     // An unreadable saved version selected nothing that could be kept.
     const previous = await resolve(replaces ?? profile.id).catch(() => undefined);
-    const problems = validateProfile(profile, validationContext(previous?.profile));
+    const problems = validateProfile(profile, await validationContext(previous?.profile));
     if (problems.length > 0) throw new HearthFailure(problemsToError(problems));
     await store.put(profile, { replaces: renaming ? replaces : undefined });
     return profile;
@@ -136,7 +152,7 @@ export function profileHandlers(ctx: RuntimeContext): Handlers<ProfileMethods, R
         id = uniqueId(id, taken);
       }
       const profile = { ...original, id };
-      const problems = validateProfile(profile, validationContext());
+      const problems = validateProfile(profile, await validationContext());
       if (problems.length > 0) {
         results.push({ index, ok: false, id, displayName: profile.displayName, problems });
         continue;
@@ -177,7 +193,8 @@ export function profileHandlers(ctx: RuntimeContext): Handlers<ProfileMethods, R
         return {
           profile: r.profile,
           summary: summarize(r.profile, r.source),
-          problems: validateProfile(r.profile, validationContext(r.profile)),
+          problems: validateProfile(r.profile, await validationContext(r.profile)),
+          externalTools: await externalTools(),
         };
       },
 
@@ -252,7 +269,7 @@ export function profileHandlers(ctx: RuntimeContext): Handlers<ProfileMethods, R
               problem('agent.profile_exists', 'id', `A profile with the id "${profile.id}" already exists.`),
             );
         }
-        problems.push(...validateProfile(profile, validationContext(previous?.profile)));
+        problems.push(...validateProfile(profile, await validationContext(previous?.profile)));
         return { problems, profile };
       },
     },

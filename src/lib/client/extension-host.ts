@@ -1,0 +1,84 @@
+import type { FromSandboxHost, ToSandboxHost } from '$lib/domain/host-messages';
+
+/**
+ * What an extension's worker may do (docs/architecture.md, "The boundary"): run scripts only from
+ * blob: URLs (its modules, handed to it as text), compile WebAssembly, and connect only to the
+ * origins its person accepted (`connect`, or `'none'`).
+ */
+export const extensionPolicy = (connect: string): string =>
+  `default-src 'none'; script-src blob: 'wasm-unsafe-eval'; worker-src data:; connect-src ${connect}`;
+
+/**
+ * Starts the extension host and returns the port the runtime worker starts extensions through
+ * (the messages of `SandboxHost`). Each extension runs in a worker started from a `data:` URL,
+ * which gets an opaque origin (no IndexedDB, OPFS, caches, cookies, locks or service worker, no
+ * DOM) and the policy of the frame that starts it: an empty frame whose only content is
+ * `extensionPolicy`, inside `extensions/host.html`. That document is loaded from a URL so the
+ * page's own policy (connections to the app only) is not inherited, and it has no script. The
+ * host never listens to the workers themselves: an extension can post to its creator, and nothing
+ * here reads it.
+ */
+export function startExtensionHost(doc: Document): MessagePort {
+  const channel = new MessageChannel();
+  const host = doc.createElement('iframe');
+  host.hidden = true;
+  host.tabIndex = -1;
+  host.setAttribute('aria-hidden', 'true');
+  host.title = 'Hearth extension host';
+  host.src = new URL('extensions/host.html', doc.baseURI).href;
+  const loaded = new Promise<Document | null>((resolve) =>
+    host.addEventListener('load', () => resolve(hostDocument(host)), { once: true }),
+  );
+  doc.body.append(host);
+
+  const running = new Map<number, { worker?: Worker; frame: HTMLIFrameElement }>();
+  const exit = (id: number, message: string) => {
+    end(id);
+    channel.port1.postMessage({ type: 'exit', id, message } satisfies FromSandboxHost);
+  };
+  const end = (id: number) => {
+    const entry = running.get(id);
+    running.delete(id);
+    entry?.worker?.terminate();
+    entry?.frame.remove();
+  };
+
+  channel.port1.onmessage = async ({ data }: MessageEvent<ToSandboxHost>) => {
+    if (data.type === 'terminate') return end(data.id);
+    if (data.type !== 'spawn') return;
+    const hostDoc = await loaded;
+    if (!hostDoc) return exit(data.id, 'the extension host page (extensions/host.html) did not load');
+    const frame = hostDoc.createElement('iframe');
+    frame.srcdoc = `<meta http-equiv="content-security-policy" content="${extensionPolicy(data.connect ?? "'none'")}">`;
+    const entry: { worker?: Worker; frame: HTMLIFrameElement } = { frame };
+    running.set(data.id, entry);
+    await new Promise((resolve) => {
+      frame.addEventListener('load', resolve, { once: true });
+      hostDoc.body.append(frame);
+    });
+    if (!running.has(data.id)) return; // ended while its frame loaded
+    const { Worker } = frame.contentWindow as Window & typeof globalThis;
+    const worker = new Worker(`data:text/javascript,${encodeURIComponent(data.source)}`, {
+      type: 'module',
+      name: data.name,
+    });
+    entry.worker = worker;
+    worker.onerror = (e) => {
+      e.preventDefault();
+      exit(data.id, e.message || 'the extension’s worker stopped with an uncaught error');
+    };
+    worker.postMessage(data.port, [data.port]);
+  };
+  return channel.port2;
+}
+
+/** The host's document when it is the one Hearth ships (its policy in place), else null. */
+function hostDocument(frame: HTMLIFrameElement): Document | null {
+  try {
+    const doc = frame.contentDocument;
+    const policy = doc?.querySelector('meta[http-equiv="content-security-policy"]')?.getAttribute('content');
+    return doc && policy?.includes("default-src 'none'") ? doc : null;
+  } catch {
+    return null;
+  }
+}
