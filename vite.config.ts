@@ -2,6 +2,7 @@ import { sveltekit } from '@sveltejs/kit/vite';
 import { SvelteKitPWA } from '@vite-pwa/sveltekit';
 import { playwright } from '@vitest/browser-playwright';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
@@ -66,6 +67,14 @@ export default defineConfig({
         globPatterns: [
           'client/**/*.{js,mjs,css,ico,png,svg,webp,webmanifest,wasm,zip,json}',
           'prerendered/**/*.html',
+        ],
+        // The extension host's document, by its own name (the glob entries' `.html` is dropped
+        // for the pages' clean URLs): extensions run offline too.
+        additionalManifestEntries: [
+          {
+            url: 'extensions/host.html',
+            revision: createHash('sha256').update(readFileSync('static/extensions/host.html')).digest('hex'),
+          },
         ],
         maximumFileSizeToCacheInBytes: 32 * 1024 * 1024,
         importScripts: ['sw-guard.js'],

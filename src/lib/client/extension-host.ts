@@ -13,7 +13,7 @@ export const extensionPolicy = (connect: string): string =>
  * (the messages of `SandboxHost`). Each extension runs in a worker started from a `data:` URL,
  * which gets an opaque origin (no IndexedDB, OPFS, caches, cookies, locks or service worker, no
  * DOM) and the policy of the frame that starts it: an empty frame whose only content is
- * `extensionPolicy`, inside `extensions/host.html`. That document is loaded from a URL so the
+ * `extensionPolicy` for its hosts, inside `extensions/host.html`. That document is loaded from a URL so the
  * page's own policy (connections to the app only) is not inherited, and it has no script. The
  * host never listens to the workers themselves: an extension can post to its creator, and nothing
  * here reads it.
@@ -31,38 +31,46 @@ export function startExtensionHost(doc: Document): MessagePort {
   );
   doc.body.append(host);
 
-  const running = new Map<number, { worker?: Worker; frame: HTMLIFrameElement }>();
+  /** One frame per policy, kept: a worker started right after its frame loads is sometimes lost. */
+  const frames = new Map<string, Promise<HTMLIFrameElement>>();
+  const frameFor = (hostDoc: Document, connect: string) => {
+    let frame = frames.get(connect);
+    if (!frame) {
+      const element = hostDoc.createElement('iframe');
+      element.srcdoc = `<meta http-equiv="content-security-policy" content="${extensionPolicy(connect)}">`;
+      frame = new Promise((resolve) => {
+        element.addEventListener('load', () => resolve(element), { once: true });
+        hostDoc.body.append(element);
+      });
+      frames.set(connect, frame);
+    }
+    return frame;
+  };
+  /** Workers by the runtime's id; `null` while its frame loads. */
+  const running = new Map<number, Worker | null>();
+  const end = (id: number) => {
+    running.get(id)?.terminate();
+    running.delete(id);
+  };
   const exit = (id: number, message: string) => {
     end(id);
     channel.port1.postMessage({ type: 'exit', id, message } satisfies FromSandboxHost);
-  };
-  const end = (id: number) => {
-    const entry = running.get(id);
-    running.delete(id);
-    entry?.worker?.terminate();
-    entry?.frame.remove();
   };
 
   channel.port1.onmessage = async ({ data }: MessageEvent<ToSandboxHost>) => {
     if (data.type === 'terminate') return end(data.id);
     if (data.type !== 'spawn') return;
+    running.set(data.id, null);
     const hostDoc = await loaded;
     if (!hostDoc) return exit(data.id, 'the extension host page (extensions/host.html) did not load');
-    const frame = hostDoc.createElement('iframe');
-    frame.srcdoc = `<meta http-equiv="content-security-policy" content="${extensionPolicy(data.connect ?? "'none'")}">`;
-    const entry: { worker?: Worker; frame: HTMLIFrameElement } = { frame };
-    running.set(data.id, entry);
-    await new Promise((resolve) => {
-      frame.addEventListener('load', resolve, { once: true });
-      hostDoc.body.append(frame);
-    });
+    const frame = await frameFor(hostDoc, data.connect ?? "'none'");
     if (!running.has(data.id)) return; // ended while its frame loaded
     const { Worker } = frame.contentWindow as Window & typeof globalThis;
     const worker = new Worker(`data:text/javascript,${encodeURIComponent(data.source)}`, {
       type: 'module',
       name: data.name,
     });
-    entry.worker = worker;
+    running.set(data.id, worker);
     worker.onerror = (e) => {
       e.preventDefault();
       exit(data.id, e.message || 'the extension’s worker stopped with an uncaught error');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { hearthError, type HearthError } from './errors';
 import { isJsonObject, type JsonObject, type JsonValue } from './json';
-import type { PackageFile, PackageLimits } from './package-files';
+import { packagePath, type PackageFile, type PackageLimits } from './package-files';
 import { err, ok, type Result } from './result';
 import type { ToolId } from './tool-id';
 import type { ToolScope } from './tool-scope';
@@ -295,21 +295,17 @@ export type ExtensionReceipt = z.infer<typeof receiptSchema>;
 
 /**
  * A returned value as the result's content and structured value (tools.md §14): a string is the
- * content itself, anything else its JSON text; nothing (`undefined`) is `null`. A value that is
- * not JSON or is too long is an error the model reads.
+ * content itself, anything else its JSON text (and `structured` what that text says, so an
+ * `undefined` property is gone from both); nothing (`undefined`) is `null`. A value that is not
+ * JSON (a Date, a Map, a function, NaN) or is too long is an error the model reads.
  */
 export function receiptResult(
   value: unknown,
 ): Result<{ content: string; structured: JsonValue }, HearthError> {
-  const structured = value === undefined ? null : value;
-  let content: string | undefined;
-  try {
-    content = typeof structured === 'string' ? structured : JSON.stringify(structured);
-  } catch {
-    content = undefined;
-  }
-  if (content === undefined || !isJson(structured))
+  const returned = value === undefined ? null : value;
+  if (!isJson(returned))
     return err(hearthError('extension.tool_error', 'The tool returned a value that is not plain JSON.'));
+  const content = typeof returned === 'string' ? returned : JSON.stringify(returned);
   if (content.length > EXTENSION_LIMITS.resultChars)
     return err(
       hearthError(
@@ -317,11 +313,14 @@ export function receiptResult(
         `The tool returned ${content.length.toLocaleString('en')} characters; at most ${EXTENSION_LIMITS.resultChars.toLocaleString('en')} can be kept.`,
       ),
     );
-  return ok({ content, structured: structured as JsonValue });
+  const structured = typeof returned === 'string' ? returned : (JSON.parse(content) as JsonValue);
+  return ok({ content, structured });
 }
 
+/** Plain JSON data; `undefined` is allowed inside objects and arrays, where JSON drops or nulls it. */
 function isJson(value: unknown, depth = 0): boolean {
   if (depth > 64) return false;
+  if (value === undefined) return depth > 0;
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
   if (typeof value === 'number') return Number.isFinite(value);
   if (Array.isArray(value)) return value.every((v) => isJson(v, depth + 1));
@@ -375,8 +374,17 @@ export function extensionPackage(files: readonly PackageFile[]): Result<Extensio
       ),
     );
   }
-  const manifest = parseManifest(json);
-  if (!manifest.ok) return manifest;
+  const parsed = parseManifest(json);
+  if (!parsed.ok) return parsed;
+  const entryPath = packagePath(parsed.value.entry);
+  if (!entryPath.ok)
+    return err(
+      hearthError(
+        'extension.manifest_invalid',
+        `The entry \`${parsed.value.entry}\` cannot be used: ${entryPath.error.message}`,
+      ),
+    );
+  const manifest = { ...parsed, value: { ...parsed.value, entry: entryPath.value } };
   const entry = root.find((f) => f.path === manifest.value.entry);
   if (!entry)
     return err(

@@ -75,7 +75,9 @@ export function start(port: MessagePort): void {
       target: call.target,
       callId: call.callId,
       attachImage: (image: unknown) => {
-        images.push(imageBytes(image));
+        const bytes = imageBytes(image);
+        bytes.catch(() => {}); // reported with the receipt, unless the handler throws anyway
+        images.push(bytes);
       },
     });
     try {
