@@ -153,6 +153,8 @@ export class HearthClient {
     setPermission: (id: string, tool: string, permission: ExtensionToolPermission) =>
       this.#rpc.call('extensions.setPermission', { id, tool, permission }),
     remove: (id: string) => this.#rpc.call('extensions.remove', { id }),
+    tryCall: (id: string, tool: string, args: JsonObject, signal?: AbortSignal) =>
+      this.#rpc.call('extensions.tryCall', { id, tool, arguments: args }, { signal }),
   };
 
   readonly mcp = {

@@ -22,6 +22,21 @@ export type UserImageMime = (typeof IMAGE_MIME_TYPES)[keyof typeof IMAGE_MIME_TY
 export const imageDataUrl = (bytes: Uint8Array, mimeType: string): string =>
   `data:${mimeType};base64,${encodeBase64(bytes)}`;
 
+/**
+ * Images a "Try" shows (a tool result's, before any normalization): those that are PNG, JPEG or
+ * WebP by their bytes, whatever type they claimed, as data URLs; others are left out.
+ */
+export function previewImages(
+  images: readonly { bytes: Uint8Array; label: string }[],
+): { label: string; dataUrl: string }[] {
+  return images.flatMap(({ bytes, label }) => {
+    const format = sniffImage(bytes).format;
+    return format === 'png' || format === 'jpeg' || format === 'webp'
+      ? [{ label, dataUrl: imageDataUrl(bytes, IMAGE_MIME_TYPES[format]) }]
+      : [];
+  });
+}
+
 const DATA_URL = /^data:(image\/[a-z0-9.+-]+);base64,([A-Za-z0-9+/]*={0,2})$/;
 
 /** The bytes and type of a base64 data URL of an image, or null. */

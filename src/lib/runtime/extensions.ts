@@ -1,5 +1,5 @@
 import type { ToolFacts } from '$lib/domain/builtin-tools';
-import { hearthError, HearthFailure, type HearthError } from '$lib/domain/errors';
+import { hearthError, HearthFailure, type ErrorCode, type HearthError } from '$lib/domain/errors';
 import {
   checkRegistrations,
   compareVersions,
@@ -19,6 +19,7 @@ import {
 import type { JsonObject } from '$lib/domain/json';
 import { checkPackageFiles, packageHash, type PackageFile } from '$lib/domain/package-files';
 import type { ToolScope } from '$lib/domain/tool-scope';
+import { previewImages } from '$lib/domain/user-images';
 import type { Clock } from '$lib/ports/clock';
 import type {
   ExtensionChanges,
@@ -48,6 +49,14 @@ export interface ExtensionInspection {
   files: { path: string; bytes: number }[];
   /** New, a newer version of an installed one, or exactly what is installed. */
   change: { kind: 'new' } | { kind: 'update'; from: string } | { kind: 'same' };
+}
+
+/** What the Extensions page's "Try" shows: the result as the model would read it, and its images. */
+export interface ExtensionTryResult {
+  content: string;
+  isError: boolean;
+  errorCode?: ErrorCode;
+  images: { label: string; dataUrl: string }[];
 }
 
 /** An installed extension as the Extensions page shows it. */
@@ -158,6 +167,39 @@ export class Extensions {
     this.deps.changes?.publish();
   }
 
+  /**
+   * The Extensions page's "Try": one call with arguments typed by the person, whatever the tool's
+   * permission (the extension must be enabled). It reaches the handler as a Session call with an
+   * empty `sessionId`.
+   */
+  async tryCall(
+    id: string,
+    tool: string,
+    args: JsonObject,
+    signal: AbortSignal,
+  ): Promise<ExtensionTryResult> {
+    const ext = await this.#get(id);
+    const found = catalogTools({ ...ext, permissions: {} }).find((t) => t.nativeName === tool);
+    if (!found)
+      throw new HearthFailure(hearthError('extension.not_found', `${ext.name} has no tool "${tool}".`));
+    const outcome = await this.#execute(
+      found,
+      args,
+      {
+        signal,
+        run: { runId: '', target: { kind: 'session', sessionId: '' } },
+        call: { invocationId: '', callId: `try-${crypto.randomUUID()}` },
+      },
+      { anyPermission: true },
+    );
+    return {
+      content: outcome.content,
+      isError: outcome.isError,
+      ...(outcome.errorCode ? { errorCode: outcome.errorCode } : {}),
+      images: previewImages(outcome.images),
+    };
+  }
+
   /** The tools runs get: every installed extension's, with why some are withheld now. */
   provider(): ToolProvider {
     return {
@@ -181,7 +223,12 @@ export class Extensions {
    * worker is ended (a handler in an endless loop cannot be interrupted otherwise) and the next
    * call starts a fresh one.
    */
-  async #execute(tool: CatalogTool, args: JsonObject, ctx: ToolContext): Promise<ToolOutcome> {
+  async #execute(
+    tool: CatalogTool,
+    args: JsonObject,
+    ctx: Pick<ToolContext, 'signal' | 'run' | 'call'>,
+    options: { anyPermission?: boolean } = {},
+  ): Promise<ToolOutcome> {
     const { extensionId, name } = partsOf(tool);
     const ext = await this.deps.store.get(extensionId);
     const notRun = (why: string) =>
@@ -189,7 +236,8 @@ export class Extensions {
     if (!ext) return notRun('its extension was removed');
     if (!ext.enabled) return notRun(`${ext.name} is disabled`);
     if (!ext.tools.some((t) => t.name === name)) return notRun(`${ext.name} no longer has it`);
-    if (permissionOf(ext, name) === 'off') return notRun('it is turned off on the Extensions page');
+    if (!options.anyPermission && permissionOf(ext, name) === 'off')
+      return notRun('it is turned off on the Extensions page');
 
     let running: RunningExtension;
     try {
@@ -236,11 +284,16 @@ export class Extensions {
         );
       }
       if (why === 'stopped') {
-        void this.#unstick(ext.id, running);
+        await this.#unstick(ext.id, running);
         return failure('agent.cancelled', `\`${name}\` was stopped.`);
       }
-      const message = e instanceof HearthFailure ? e.error.message : String(e);
-      return failure('extension.tool_error', `\`${name}\` failed in ${ext.name}: ${message}`);
+      const error = e instanceof HearthFailure ? e.error : hearthError('agent.internal_error', String(e));
+      return failure(
+        'extension.tool_error',
+        error.code === 'rpc.closed'
+          ? `\`${name}\` did not finish: ${error.message} It starts again for the next call.`
+          : `\`${name}\` returned something that could not be sent back from ${ext.name} (${error.message}). Return plain JSON.`,
+      );
     } finally {
       clearTimeout(timer);
       ctx.signal.removeEventListener('abort', stop);
@@ -281,7 +334,10 @@ export class Extensions {
     return starting;
   }
 
-  /** A stopped call whose handler does not return leaves its worker busy: restart one that stays stuck. */
+  /**
+   * A stopped call whose handler does not return may leave its worker spinning, and every later
+   * call would wait behind it: a worker that does not answer within `RESPONSIVE_MS` is ended.
+   */
   async #unstick(id: string, running: RunningExtension): Promise<void> {
     if (!(await running.responsive(RESPONSIVE_MS)) && (await this.#running.get(id)) === running)
       this.#stop(id);
@@ -309,9 +365,10 @@ export class Extensions {
     const entry = pkg.value.kind === 'module' ? pkg.value.entry : pkg.value.manifest.entry;
     const { extension, report } = await this.deps.runner.start({ files: pkg.value.files, entry }, []);
     extension.end();
+    if (report.problems.length > 0) refuse(hearthError('extension.load_failed', report.problems.join(' ')));
     const registered = checkRegistrations(report.tools);
-    const problems = [...report.problems, ...registered.problems];
-    if (problems.length > 0) refuse(hearthError('extension.registration_invalid', problems.join(' ')));
+    if (registered.problems.length > 0)
+      refuse(hearthError('extension.registration_invalid', registered.problems.join(' ')));
     let manifest: ExtensionManifest;
     if (pkg.value.kind === 'manifest') manifest = pkg.value.manifest;
     else {

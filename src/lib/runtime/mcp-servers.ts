@@ -1,6 +1,5 @@
 import { decodeBase64 } from '$lib/domain/base64';
-import { IMAGE_MIME_TYPES, sniffImage } from '$lib/domain/image';
-import { imageDataUrl } from '$lib/domain/user-images';
+import { previewImages } from '$lib/domain/user-images';
 import type { ToolFacts } from '$lib/domain/builtin-tools';
 import { hearthError, HearthFailure, type HearthError } from '$lib/domain/errors';
 import type { JsonObject } from '$lib/domain/json';
@@ -249,13 +248,12 @@ export class McpServers {
     const server = await this.#server(id);
     const outcome = await this.deps.connector.call(server, tool, args, signal);
     const mapped = forModel(outcome);
-    const images = mapped.images.flatMap(({ data, label }) => {
-      const bytes = decodeBase64(data);
-      const format = bytes ? sniffImage(bytes).format : 'unknown';
-      return bytes && (format === 'png' || format === 'jpeg' || format === 'webp')
-        ? [{ label, dataUrl: imageDataUrl(bytes, IMAGE_MIME_TYPES[format]) }]
-        : [];
-    });
+    const images = previewImages(
+      mapped.images.flatMap(({ data, label }) => {
+        const bytes = decodeBase64(data);
+        return bytes ? [{ bytes, label }] : [];
+      }),
+    );
     return { ...mapped, images, outcome: outcome.kind };
   }
 

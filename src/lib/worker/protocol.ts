@@ -10,7 +10,7 @@ import type { McpPermission, McpServer, McpServerDraft } from '$lib/domain/mcp';
 import type { McpServerView, McpSignInCallback, McpToolRow, McpTryResult } from '$lib/runtime/mcp-servers';
 import type { McpSignInStep } from '$lib/ports/mcp';
 import type { ExtensionToolPermission } from '$lib/domain/extension';
-import type { ExtensionInspection, ExtensionView } from '$lib/runtime/extensions';
+import type { ExtensionInspection, ExtensionTryResult, ExtensionView } from '$lib/runtime/extensions';
 import type { ModelMode, ProfileProblem, ProfileScope, ProfileV5 } from '$lib/domain/profile';
 import type { ProfileIssue } from '$lib/ports/profiles';
 import type { PrunedLevel, RetentionPolicy, RetentionPreview, RetentionResult } from '$lib/domain/retention';
@@ -540,6 +540,8 @@ export type ExtensionMethods = {
     permission: ExtensionToolPermission;
   }) => ExtensionView;
   'extensions.remove': (p: { id: string }) => void;
+  /** One call with arguments the person typed, whatever the tool's permission. */
+  'extensions.tryCall': (p: { id: string; tool: string; arguments: JsonObject }) => ExtensionTryResult;
   /**
    * The page's extension host (`client/extension-host.ts`), through which the runtime starts
    * extensions' workers. Sent once, when the page starts the runtime.
@@ -547,7 +549,7 @@ export type ExtensionMethods = {
   'extensions.attachHost': (p: { port: MessagePort }) => null;
 };
 
-export type { ExtensionInspection, ExtensionView };
+export type { ExtensionInspection, ExtensionTryResult, ExtensionView };
 
 export type HearthMethods = SessionMethods &
   ImageMethods &

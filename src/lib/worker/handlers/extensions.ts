@@ -18,6 +18,8 @@ export function extensionHandlers(ctx: RuntimeContext): Handlers<ExtensionMethod
       'extensions.setPermission': ({ id, tool, permission }) =>
         extensions.setPermission(id, tool, permission),
       'extensions.remove': ({ id }) => extensions.remove(id),
+      'extensions.tryCall': ({ id, tool, arguments: args }, signal) =>
+        extensions.tryCall(id, tool, args, signal),
       async 'extensions.attachHost'({ port }) {
         ctx.options.attachExtensionHost?.(port);
         return null;
