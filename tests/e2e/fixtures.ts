@@ -95,14 +95,22 @@ export async function send(page: Page, text: string): Promise<void> {
   await box.press('Enter');
 }
 
-/** Adds an OpenAI-compatible connection to the scripted server and makes it the default. */
-export async function addScriptedConnection(page: Page, llm: ScriptedLlmServer): Promise<void> {
+/**
+ * Adds an OpenAI-compatible connection to the scripted server and makes it the default; `images`
+ * sets its "Images" choice (left as it comes when absent).
+ */
+export async function addScriptedConnection(
+  page: Page,
+  llm: ScriptedLlmServer,
+  options: { model?: string; images?: 'auto' | 'on' | 'off' } = {},
+): Promise<void> {
   await page.goto('./#/connections');
   await page.getByRole('button', { name: 'Add connection' }).click();
   await page.getByLabel('Name').fill('Scripted');
   await page.getByLabel('Base URL').fill(llm.url);
   await page.getByLabel('API key').fill('sk-test-key');
-  await page.getByLabel('Model').fill('scripted-model');
+  await page.getByLabel('Model', { exact: true }).fill(options.model ?? 'scripted-model');
+  if (options.images) await page.getByRole('combobox', { name: /^Images/ }).selectOption(options.images);
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByRole('radio', { name: 'Use Scripted for new sessions' }).check();
   await expect(page.getByRole('radio', { name: 'Use Scripted for new sessions' })).toBeChecked();

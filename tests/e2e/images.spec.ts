@@ -3,7 +3,7 @@ import { deflateSync } from 'node:zlib';
 import type { Page } from '@playwright/test';
 import { chunk } from '../support/png-card.ts';
 import type { ScriptedLlmServer } from '../support/scripted-llm-server.ts';
-import { expect, expectReply, test } from './fixtures';
+import { addScriptedConnection, expect, expectReply, test } from './fixtures';
 
 /** A valid RGB PNG of `width` x `height` in one colour, made here with node:zlib. */
 function solidPng(width: number, height: number, [r, g, b]: [number, number, number]): Buffer {
@@ -27,25 +27,6 @@ function solidPng(width: number, height: number, [r, g, b]: [number, number, num
 const red = solidPng(8, 6, [220, 30, 30]);
 const blue = solidPng(6, 8, [30, 30, 220]);
 const gif = Buffer.from('GIF89a\x08\x00\x08\x00\x00\x00\x00;', 'latin1');
-
-/** An OpenAI-compatible connection to the scripted server, made the default. */
-async function addConnection(
-  page: Page,
-  llm: ScriptedLlmServer,
-  model: string,
-  images: 'auto' | 'on' | 'off',
-) {
-  await page.goto('./#/connections');
-  await page.getByRole('button', { name: 'Add connection' }).click();
-  await page.getByLabel('Name').fill('Scripted');
-  await page.getByLabel('Base URL').fill(llm.url);
-  await page.getByLabel('API key').fill('sk-test-key');
-  await page.getByLabel('Model', { exact: true }).fill(model);
-  await page.getByRole('combobox', { name: /^Images/ }).selectOption(images);
-  await page.getByRole('button', { name: 'Save' }).click();
-  await page.getByRole('radio', { name: 'Use Scripted for new sessions' }).check();
-  await expect(page.getByRole('radio', { name: 'Use Scripted for new sessions' })).toBeChecked();
-}
 
 async function newSession(page: Page) {
   await page.goto('./');
@@ -100,7 +81,7 @@ test('the person attaches and pastes images in a Session; a vision model receive
   llm,
 }) => {
   llm.script({ text: ['A red one and a blue one.'] });
-  await addConnection(page, llm, 'gpt-4o', 'auto');
+  await addScriptedConnection(page, llm, { model: 'gpt-4o', images: 'auto' });
   await newSession(page);
 
   // The attach button: labelled and reachable by keyboard, just before the message box.
@@ -160,7 +141,7 @@ test('a model marked without vision: the composer says so and the model reads an
   llm,
 }) => {
   llm.script({ text: ['I cannot see images.'] });
-  await addConnection(page, llm, 'gpt-4o', 'off');
+  await addScriptedConnection(page, llm, { model: 'gpt-4o', images: 'off' });
   await newSession(page);
   await drop(page, red, 'red.png');
   await expect(page.getByRole('img', { name: 'Image 1 to send: red.png (8 × 6 px)' })).toBeVisible();

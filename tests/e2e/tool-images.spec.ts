@@ -1,7 +1,6 @@
 import { deflateSync } from 'node:zlib';
-import type { Page } from '@playwright/test';
 import type { ScriptedLlmServer } from '../support/scripted-llm-server.ts';
-import { expect, expectReply, send, startSession, test } from './fixtures';
+import { addScriptedConnection, expect, expectReply, send, startSession, test } from './fixtures';
 
 /** A real RGB PNG of `width` x `height`: a red-to-blue gradient (CRCs and all, so codecs accept it). */
 function gradientPng(width: number, height: number): Buffer {
@@ -59,20 +58,6 @@ const scriptPlot = (llm: ScriptedLlmServer, reply: string) =>
     { text: [reply] },
   );
 
-/** A connection to the scripted server, its "Send images to this model" set to `images`. */
-async function addConnection(page: Page, llm: ScriptedLlmServer, images: 'on' | 'off'): Promise<void> {
-  await page.goto('./#/connections');
-  await page.getByRole('button', { name: 'Add connection' }).click();
-  await page.getByLabel('Name').fill('Scripted');
-  await page.getByLabel('Base URL').fill(llm.url);
-  await page.getByLabel('API key').fill('sk-test-key');
-  await page.getByLabel('Model', { exact: true }).fill('scripted-model');
-  await page.getByLabel('Images', { exact: true }).selectOption(images);
-  await page.getByRole('button', { name: 'Save' }).click();
-  await page.getByRole('radio', { name: 'Use Scripted for new sessions' }).check();
-  await expect(page.getByRole('radio', { name: 'Use Scripted for new sessions' })).toBeChecked();
-}
-
 interface WireMessage {
   role: string;
   tool_call_id?: string;
@@ -100,7 +85,7 @@ test('an agent reads a PNG it made: the model gets it, the workspace, the conver
   llm,
 }) => {
   scriptPlot(llm, 'A red-to-blue gradient.');
-  await addConnection(page, llm, 'on');
+  await addScriptedConnection(page, llm, { images: 'on' });
   await startSession(page, 'draw a plot and look at it');
   await expectReply(page, 'A red-to-blue gradient.');
 
@@ -170,7 +155,7 @@ test('an agent reads a PNG it made: the model gets it, the workspace, the conver
 
 test('a model set to take no images gets the explanation instead of the image', async ({ page, llm }) => {
   scriptPlot(llm, 'I was told about an image.');
-  await addConnection(page, llm, 'off');
+  await addScriptedConnection(page, llm, { images: 'off' });
   await startSession(page, 'draw a plot and look at it');
   await expectReply(page, 'I was told about an image.');
 
