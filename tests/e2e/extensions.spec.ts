@@ -154,4 +154,9 @@ test('the computing example asks before each call: approved, denied; it runs off
   const offered = chatRequests(llm)[before]!.tools?.map((t) => t.function.name) ?? [];
   expect(offered).not.toContain('convert_units');
   expect(offered).toContain('workspace_read_file');
+  // The run's details say what was left out, and why.
+  await page.locator('a.run-link').last().click();
+  await expect(page.getByRole('region', { name: 'Tools left out' })).toContainText(
+    'extension/unit-convert:convert_units: Unit convert is disabled.',
+  );
 });
