@@ -98,6 +98,34 @@ describe('bindings', () => {
     ]);
   });
 
+  it('offers external tools without the profile naming them, withholding some with why', () => {
+    const offered = [
+      external('extension/x:plain', 'plain'),
+      external('extension/x:chart', 'chart', { needsImageInput: true }),
+      external('extension/off:t', 't', {
+        withheld: { code: 'extension.disabled', message: 'Off is disabled.' },
+      }),
+      external('extension/x:chatOnly', 'chatOnly', {
+        facts: { scopes: ['chat'], effect: 'execute', fromShell: false, forChildren: true },
+      }),
+      external('mcp/00000000-0000-4000-8000-000000000000:echo', 'echo'),
+    ];
+    const without = prepareBindings(offered, policy([]), 'session');
+    expect(without.bindings.map((b) => b.tool.nativeName)).toEqual(['plain', 'echo']);
+    // A tool of the other kind of run that the profile does not name is no news.
+    expect(without.diagnostics).toEqual([
+      {
+        toolId: 'extension/x:chart',
+        code: 'extension.tool_needs_image_input',
+        message: 'extension/x:chart returns images, and this model does not take images.',
+      },
+      { toolId: 'extension/off:t', code: 'extension.disabled', message: 'Off is disabled.' },
+    ]);
+    const withImages = prepareBindings(offered, policy([], ['extension/x:plain']), 'session', true);
+    expect(withImages.bindings.map((b) => b.tool.nativeName)).toEqual(['chart', 'echo']);
+    expect(withImages.diagnostics.map((d) => d.code)).toEqual(['extension.disabled']);
+  });
+
   it('applies profile descriptions without touching the canonical schema', () => {
     const canonical = structuredClone(tools.find((t) => t.nativeName === 'workspace.read_file')!.parameters);
     const { bindings } = prepareBindings(
