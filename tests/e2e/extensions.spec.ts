@@ -76,6 +76,11 @@ test('the image example: installed from a zip, allowed, called by an agent, and 
   await expect(card).toContainText('1.0.0');
   await card.getByRole('combobox', { name: 'Permission for bar_chart' }).selectOption('Allow');
 
+  // The profile editor lists it under its extension, offered unless unchecked.
+  await page.goto('./#/profiles/session');
+  const group = page.getByRole('group', { name: /Bar chart/ });
+  await expect(group.getByRole('checkbox', { name: 'bar_chart' })).toBeChecked();
+
   llm.script(
     call('c1', 'bar_chart', {
       title: 'Fruit',
