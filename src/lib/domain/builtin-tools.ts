@@ -46,10 +46,10 @@ export const BUILTIN_TOOLS = {
   'workspace.shell': { ...anyWrite, effect: 'execute' },
   'workspace.commit': { scopes: ['chat'], effect: 'write', fromShell: false, forChildren: false },
   'workspace.finish': { scopes: ['chat'], effect: 'read', fromShell: false, forChildren: false },
-  'agent.delegate': { scopes: ['chat'], effect: 'execute', fromShell: false, forChildren: false },
-  'agent.await': { scopes: ['chat'], effect: 'read', fromShell: false, forChildren: false },
+  'agent.delegate': { scopes: ['chat', 'session'], effect: 'execute', fromShell: false, forChildren: false },
+  'agent.await': { scopes: ['chat', 'session'], effect: 'read', fromShell: false, forChildren: false },
   'agent.handoff': { scopes: ['chat'], effect: 'execute', fromShell: false, forChildren: false },
-  'task.return': { scopes: ['chat'], effect: 'read', fromShell: false, forChildren: true },
+  'task.return': { scopes: ['chat', 'session'], effect: 'read', fromShell: false, forChildren: true },
   'dice.roll': anyRead,
 } as const satisfies Record<string, ToolFacts>;
 

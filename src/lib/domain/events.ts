@@ -230,6 +230,25 @@ export interface RunEventPayloads {
     userRetryable: false;
     preservedCommitCount: number;
   };
+  /** A delegated task exists (queued); its child invocation is created when it starts. */
+  agent_task_registered: {
+    taskId: string;
+    agentId: string;
+    callerInvocationId: string;
+    childInvocationId: string;
+    workspaceKey: string;
+    title: string | null;
+  };
+  agent_delegate_started: { taskId: string; agentId: string; invocationId: string };
+  agent_task_started: { taskId: string; childInvocationId: string };
+  task_return_completed: {
+    taskId: string;
+    childInvocationId: string;
+    status: 'completed' | 'failed';
+    resultRef: string;
+  };
+  agent_child_invocation_failed: { taskId: string; childInvocationId: string; message: string };
+  agent_task_cancelled: { taskId: string; reason: string };
   agent_invocation_created: InvocationPayload;
   agent_invocation_started: InvocationPayload;
   agent_invocation_completed: InvocationPayload;

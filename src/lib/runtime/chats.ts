@@ -59,6 +59,7 @@ import type { PreparedRun, RunInbox, RunPlan, RunService } from './run-service';
 import { DEFAULT_CONNECTION_KEY, runLock } from './sessions';
 import type { ToolProviders } from './tool-catalog';
 import { rootSnapshot } from './tool-snapshot';
+import { NO_DELEGATION } from './agent-directory';
 import { WorkspaceTranscript } from './transcript';
 
 export interface ChatServiceDeps {
@@ -534,12 +535,14 @@ export class ChatService {
     const { workspace, input } = ctx;
     const run = recorder.run;
     const profile = migrated(input.profile);
+    // Delegation in Chats comes with its own preparation of children (issue 17, next part).
     const snapshot = await rootSnapshot(
       run.id,
       this.deps.providers,
       profile,
       'chat',
       acceptsImages(ctx.connection, run.model),
+      NO_DELEGATION,
     );
     const transcript = await WorkspaceTranscript.open(workspace, TRANSCRIPT, input.prompt.messages);
     const events = ctx.resumed ? await readAll(this.deps.journal, run.id) : [];

@@ -3,7 +3,9 @@ import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-pa
 import type { Workspace } from '$lib/ports/workspace';
 import { commitCompleted } from '$lib/tools/workspace/commit';
 import { failure, type ControlEffect, type ToolOutcome } from '$lib/tools/tool';
+import type { ContinueAdvice } from '$lib/domain/delegation';
 import type { Checkpointer } from './checkpoints';
+import type { Delegation } from './delegation';
 import type { Invocation } from './invocation';
 import type { RunLog } from './run-recorder';
 
@@ -40,12 +42,14 @@ export interface ControlDeps {
   foregroundCommitRequired: boolean;
   messageBodyPath: string;
   newCommitId: () => string;
+  /** Runs whose agents delegate: the run's tasks, and this invocation's signal for waiting. */
+  delegation?: { desk: Delegation; signal: AbortSignal };
 }
 
 /**
  * The control effects of one turn, handled in one place (runtime.md §1.5, D6): commits are
- * published, a completion (finish, a commit with `finish: true`; later task return and handoff)
- * ends the invocation after this turn, and a completion call that is not the last call of its
+ * published, delegating and waiting go to the run's tasks, a completion (finish, a commit with
+ * `finish: true`, a task return; later a handoff) ends the invocation after this turn, and a completion call that is not the last call of its
  * turn, or any call after one, gets the recoverable `agent.tool_after_finish` instead.
  */
 export class TurnControl {
@@ -66,9 +70,15 @@ export class TurnControl {
     let out = outcome;
     for (const effect of effects) {
       if (this.completed) return toolAfterFinish();
-      const completes = effect.type === 'finish' || effect.finish;
+      const completes =
+        effect.type === 'finish' ||
+        effect.type === 'task_return' ||
+        (effect.type === 'commit' && effect.finish);
       if (completes && callIndex !== this.callCount - 1) return toolAfterFinish();
-      if (effect.type === 'finish') {
+      if (effect.type === 'delegate' || effect.type === 'await' || effect.type === 'task_return') {
+        out = await this.#delegation(effect);
+        if (out.isError) return out;
+      } else if (effect.type === 'finish') {
         if (this.deps.foregroundCommitRequired && this.deps.ledger.length === 0) {
           return failure(
             'agent.foreground_commit_required',
@@ -81,6 +91,33 @@ export class TurnControl {
       if (completes) this.completed = true;
     }
     return out;
+  }
+
+  /** Delegating, waiting and returning go to the run's tasks (runtime/delegation.ts). */
+  async #delegation(
+    effect: Extract<ControlEffect, { type: 'delegate' | 'await' | 'task_return' }>,
+  ): Promise<ToolOutcome> {
+    const { invocation, delegation } = this.deps;
+    if (effect.type === 'task_return') {
+      if (!delegation || invocation.exitPolicy !== 'task_return_required')
+        return failure(
+          'agent.task_return_denied',
+          '`task_return` finishes delegated tasks; this agent has none to finish.',
+        );
+      return delegation.desk.taskReturn(invocation, effect.result);
+    }
+    if (!delegation) return failure('agent.delegation_policy_denied', 'Agents of this run cannot delegate.');
+    if (effect.type === 'delegate') return delegation.desk.delegate(invocation, effect.agentId, effect.task);
+    return delegation.desk.await(invocation, effect, this.advice(), delegation.signal);
+  }
+
+  /** What the caller should do after reading results (runtime.md §2.8's closing advice). */
+  advice(): ContinueAdvice {
+    const tools = new Set(this.deps.invocation.snapshot.bindings.map((b) => b.tool.toolId as string));
+    const canFinish = tools.has('builtin:workspace.finish');
+    if (canFinish && tools.has('builtin:workspace.commit'))
+      return this.deps.ledger.length === 0 ? 'commit' : 'revise';
+    return canFinish ? 'finish' : 'tools';
   }
 
   /** The commit handshake (runtime.md §1.9): journal, checkpoint, publish, record. */

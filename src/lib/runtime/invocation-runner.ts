@@ -15,6 +15,7 @@ import type { Workspace } from '$lib/ports/workspace';
 import type { CommitCapability, RunIdentity, ToolContext } from '$lib/tools/tool';
 import type { ApprovalDesk } from './approvals';
 import type { Checkpointer } from './checkpoints';
+import type { Delegation } from './delegation';
 import { TurnControl, type ControlDeps } from './control';
 import { guidanceMessage, type GuidanceMailbox } from './guidance';
 import type { Invocation } from './invocation';
@@ -41,7 +42,11 @@ const PARTIAL_EVERY_MS = 1_000;
 export interface InvocationScenario {
   system: string;
   transcript: Transcript;
-  textOnlyTurn: 'answer' | 'drift';
+  /**
+   * A turn without tool calls: the answer (a Session), drift to recover from (a Chat must
+   * commit), or a delegated task's agent reminded to `task_return`.
+   */
+  textOnlyTurn: 'answer' | 'drift' | 'return';
   /** The person's instructions during the run (the foreground chain takes them). */
   guidance?: Pick<GuidanceMailbox, 'take' | 'pending'>;
   /** Runs before each request (a Session compacts a long history here). */
@@ -81,6 +86,8 @@ export interface InvocationDeps {
   inlineCharLimit?: number;
   /** Normalizes the images tools return (tools.md §11). */
   images: ImageNormalizer;
+  /** Runs whose agents delegate: the run's tasks (runtime/delegation.ts). */
+  delegation?: Delegation;
 }
 
 /** How an invocation ended: completed (answered, or a completion tool), stopped, or failed. */
@@ -108,6 +115,8 @@ export async function runInvocation(
   /** Each stored image's bytes, read once for the whole invocation. */
   const imageData = new Map<string, string>();
   let drift = 0;
+  /** The last turn's control: what it knows of commits decides the results' closing advice. */
+  let lastControl: TurnControl | undefined;
 
   await log.emit({
     type: 'context_assembled',
@@ -153,8 +162,9 @@ export async function runInvocation(
             },
           },
         });
-        // A round counts from its request: one stopped while it streamed still happened.
-        s.update({ rounds: round });
+        // A round counts from its request: one stopped while it streamed still happened. The
+        // run's count is the foreground chain's; a delegated task's rounds are its own.
+        if (invocation.kind !== 'subagent') s.update({ rounds: round });
       });
 
       const partial = partialKeeper(transcript, deps.clock);
@@ -185,7 +195,10 @@ export async function runInvocation(
           if (scenario.guidance && scenario.guidance.pending > 0) continue;
           return { kind: 'completed' };
         }
-        const failed = await recoverDrift(turn, round, responsePath);
+        const failed =
+          scenario.textOnlyTurn === 'return'
+            ? await remindReturn(round)
+            : await recoverDrift(turn, round, responsePath);
         if (failed) return failed;
         continue;
       }
@@ -193,6 +206,7 @@ export async function runInvocation(
       // Stored with the first call's opening: nothing acts on the response before both are durable.
       const ended = await runCalls(turn.toolCalls, round, response);
       if (ended) return ended;
+      await deliverResults();
     }
   } catch (e) {
     if (signal.aborted) return { kind: 'cancelled' };
@@ -209,10 +223,19 @@ export async function runInvocation(
     response?: (step: RunStep) => void,
   ): Promise<InvocationEnd | null> {
     const control = new TurnControl(
-      { ...deps.control, log, invocation, workspace, checkpoint, newCommitId: () => deps.newId('commit') },
+      {
+        ...deps.control,
+        log,
+        invocation,
+        workspace,
+        checkpoint,
+        newCommitId: () => deps.newId('commit'),
+        ...(deps.delegation ? { delegation: { desk: deps.delegation, signal } } : {}),
+      },
       round,
       calls.length,
     );
+    lastControl = control;
     for (const [i, call] of calls.entries()) {
       if (signal.aborted) {
         if (i === 0 && response) await log.step(response);
@@ -253,6 +276,46 @@ export async function runInvocation(
       payload: { commitCount: deps.control.ledger.length, round, invocationId: invocation.id },
     });
     return { kind: 'completed' };
+  }
+
+  /**
+   * Results of delegated tasks this invocation has not read yet become one user message after its
+   * tool turn (runtime.md §2.8), so a caller never misses what a child did.
+   */
+  async function deliverResults(): Promise<void> {
+    const text = deps.delegation?.unseenResults(invocation, lastControl?.advice() ?? 'tools');
+    if (!text) return;
+    await log.step((s) => transcript.add(s, { role: 'user', parts: [{ type: 'text', text }] }));
+  }
+
+  /** A delegated task's agent that answers in prose is told how to finish (its caller reads nothing else). */
+  async function remindReturn(round: number): Promise<InvocationEnd | null> {
+    drift++;
+    if (drift > MAX_DRIFT_ATTEMPTS) {
+      return {
+        kind: 'failed',
+        error: {
+          code: 'model.tool_call_required',
+          message: `The agent kept answering in plain text instead of finishing its task with task_return (${MAX_DRIFT_ATTEMPTS} reminders).`,
+        },
+      };
+    }
+    await log.step((s) => {
+      transcript.add(s, { role: 'user', parts: [{ type: 'text', text: RETURN_REMINDER(drift) }] });
+      s.emit({
+        type: 'drift_recovery_attempted',
+        level: 'warn',
+        payload: {
+          attempt: drift,
+          maxAttempts: MAX_DRIFT_ATTEMPTS,
+          round,
+          invocationId: invocation.id,
+          committedCount: 0,
+          reasonCode: 'model.tool_call_required',
+        },
+      });
+    });
+    return null;
   }
 
   /** Pending guidance becomes one user message before the next request (runtime.md §1.13). */
@@ -458,6 +521,9 @@ function directOutputPath(messageBodyPath: string): WorkspacePath {
   if (!parsed.ok) throw new HearthFailure(parsed.error);
   return parsed.value;
 }
+
+const RETURN_REMINDER = (attempt: number) =>
+  `Reminder ${attempt} of ${MAX_DRIFT_ATTEMPTS}: you are working on a delegated task, and text outside tools reaches no one. Keep working with tools, then finish with \`task_return\`: a summary of what you did and found, and the files you wrote as artifacts.`;
 
 function driftReminder(attempt: number, commits: number, saved: string | null, bodyPath: string): string {
   const head = `Direct output recovery attempt ${attempt} of ${MAX_DRIFT_ATTEMPTS}: text outside tools is not delivered.`;

@@ -11,6 +11,7 @@ import { ApprovalDesk, type ApprovalAnswer, type ApprovalRequest } from './appro
 import { checkpointer } from './checkpoints';
 import type { CommitRecord } from './control';
 import { GuidanceMailbox } from './guidance';
+import { Delegation, type ChildFactory } from './delegation';
 import { endInvocation, startInvocation, type Invocation } from './invocation';
 import {
   runInvocation,
@@ -19,7 +20,7 @@ import {
   type InvocationScenario,
 } from './invocation-runner';
 import { AsyncQueue, RunFeed } from './run-feed';
-import { RunRecorder } from './run-recorder';
+import { RunRecorder, type RunLog } from './run-recorder';
 
 /** What the run service gives a run while it prepares: where the person's input arrives. */
 export interface RunInbox {
@@ -31,7 +32,9 @@ export interface RunInbox {
 export interface PreparedRun {
   invocation: Invocation;
   scenario: InvocationScenario;
-  deps: Omit<InvocationDeps, 'log' | 'approvals' | 'checkpoint'>;
+  deps: Omit<InvocationDeps, 'log' | 'approvals' | 'checkpoint' | 'delegation'>;
+  /** Runs whose agents may delegate: how a delegated task's agent is prepared. */
+  children?: ChildFactory;
   /** After the invocation completed, the kind's own finishing (a Chat publishes its persist/). */
   finish?: (recorder: RunRecorder) => Promise<void>;
 }
@@ -359,22 +362,51 @@ export class RunService {
         ledger = prepared.deps.control.ledger;
         const { invocation } = prepared;
         const log = recorder.invocation(invocation.id, true);
+        const checkpoint = checkpointer({
+          workspace: prepared.deps.workspace,
+          runDir: invocation.audit.runDir,
+          runId: run.id,
+          clock: this.#deps.clock,
+        });
+        const runOne = (
+          inv: Invocation,
+          scenario: InvocationScenario,
+          deps: PreparedRun['deps'],
+          invLog: RunLog,
+          signal: AbortSignal,
+          delegation?: Delegation,
+        ) =>
+          runInvocation(
+            inv,
+            scenario,
+            { ...deps, log: invLog, approvals: inbox.approvals, checkpoint, delegation },
+            signal,
+          );
+        // Children return through the same tasks that started them.
+        const delegation: Delegation | undefined = prepared.children
+          ? new Delegation({
+              factory: prepared.children,
+              log: (id, foreground) => recorder.invocation(id, foreground),
+              runId: run.id,
+              workspace: prepared.deps.workspace,
+              newId: (prefix) => this.#deps.ids.contentId(prefix),
+              run: (child, childLog, signal) =>
+                runOne(child.invocation, child.scenario, child.deps, childLog, signal, delegation),
+              signal: controller.signal,
+            })
+          : undefined;
         await startInvocation(log, invocation);
-        let end: InvocationEnd = await runInvocation(
+        let end: InvocationEnd = await runOne(
           invocation,
           prepared.scenario,
-          {
-            ...prepared.deps,
-            log,
-            approvals: inbox.approvals,
-            checkpoint: checkpointer({
-              workspace: prepared.deps.workspace,
-              runDir: invocation.audit.runDir,
-              runId: run.id,
-              clock: this.#deps.clock,
-            }),
-          },
+          prepared.deps,
+          log,
           controller.signal,
+          delegation,
+        );
+        // A child cannot outlive its run (runtime.md §2.9).
+        await delegation?.cancelAll(
+          end.kind === 'completed' ? 'the caller finished the run' : 'the run stopped',
         );
         await endInvocation(log, invocation, end.kind);
         if (end.kind === 'completed' && prepared.finish) {

@@ -41,7 +41,11 @@ import type { RunLog, RunStep } from './run-recorder';
 import type { PreparedRun, RunInbox, RunPlan, RunService } from './run-service';
 import { sessionSystemPrompt } from './session-prompt';
 import type { ToolProviders } from './tool-catalog';
-import { rootSnapshot, type ToolSnapshot } from './tool-snapshot';
+import { invocationSnapshot, rootSnapshot, type ToolSnapshot } from './tool-snapshot';
+import { agentDirectory, allProfiles, findProfile, NO_DELEGATION, withDirectory } from './agent-directory';
+import type { ChildFactory } from './delegation';
+import { WorkspaceTranscript } from './transcript';
+import { ReadState } from '$lib/tools/workspace/read-state';
 import type { MessageFlags, Transcript } from './transcript';
 
 export interface SessionServiceDeps {
@@ -271,12 +275,16 @@ export class SessionService {
     const sessionId = (run.target as { sessionId: string }).sessionId;
     await recorder.setStatus('assembling_context');
     const profile = await this.#runProfile(recorder, workspace);
+    const directory = profile.delegation.canDelegate
+      ? agentDirectory(await allProfiles(this.deps.profiles), profile)
+      : null;
     const snapshot = await rootSnapshot(
       run.id,
       this.deps.providers,
       profile,
       'session',
       acceptsImages(connection, run.model),
+      directory ? undefined : NO_DELEGATION,
     );
     const roots: WorkspaceRoots = {
       visible: profile.workspace.visibleRoots,
@@ -291,7 +299,11 @@ export class SessionService {
       this.deps.clock,
       recorder,
     );
-    const system = profile.instructions.agentSystemPrompt ?? sessionSystemPrompt(roots, snapshot);
+    const system = withDirectory(
+      profile.instructions.agentSystemPrompt ?? sessionSystemPrompt(roots, snapshot),
+      directory,
+      snapshot,
+    );
     const contextWindow = connection.kind === 'remote' ? connection.contextWindow : undefined;
     const events = input.resumed ? await this.#events(run.id) : [];
     return {
@@ -336,6 +348,83 @@ export class SessionService {
         startRound: run.rounds + 1,
         unstarted: input.resumed ? unstartedCalls(transcript.messages(), events) : null,
         inlineCharLimit: profile.tools.externalResultInlineCharLimit,
+      },
+      ...(directory ? { children: this.#children(run, connection, workspace, roots) } : {}),
+    };
+  }
+
+  /**
+   * How a Session's delegated tasks are prepared (runtime.md §2.5): the target profile's model,
+   * prompt and tools in return mode, in the session's workspace with the session's roots (a
+   * Chat profile's roots do not exist there), its first message the task's brief, and its
+   * conversation kept under the run's folder.
+   */
+  #children(
+    run: RunRecord,
+    connection: Connection,
+    workspace: Workspace,
+    roots: WorkspaceRoots,
+  ): ChildFactory {
+    const sessionId = (run.target as { sessionId: string }).sessionId;
+    return {
+      profile: (id) => findProfile(this.deps.profiles, id),
+      prepare: async ({ profile, invocationId, parentId, brief }) => {
+        const bound = await connectionFor(profile, connection, this.deps.connections);
+        const model = bound.kind === 'remote' ? bound.model : run.model;
+        const snapshot = await invocationSnapshot(
+          `snapshot_${run.id}_${invocationId}`,
+          this.deps.providers,
+          profile,
+          {
+            scope: 'session',
+            acceptsImages: acceptsImages(bound, model),
+            exitPolicy: 'task_return_required',
+          },
+        );
+        const transcript = await WorkspaceTranscript.open(
+          workspace,
+          `runs/${run.id}/transcript/${invocationId}`,
+          [{ role: 'user', parts: [{ type: 'text', text: brief }] }],
+        );
+        return {
+          invocation: {
+            id: invocationId,
+            parentId,
+            kind: 'subagent',
+            profileId: profile.id,
+            exitPolicy: 'task_return_required',
+            snapshot,
+            audit: auditPaths(sessionAuditLayout(run.id), invocationId),
+            readState: new ReadState(),
+            status: 'created',
+          },
+          scenario: {
+            system: profile.instructions.agentSystemPrompt ?? sessionSystemPrompt(roots, snapshot),
+            transcript,
+            textOnlyTurn: 'return',
+          },
+          deps: {
+            model,
+            gateway: this.deps.gatewayFor(bound),
+            clock: this.deps.clock,
+            retry: profile.run.modelRetry,
+            sleep: this.deps.sleep,
+            workspace,
+            roots,
+            providers: this.deps.providers,
+            capabilities: {
+              sandbox: this.deps.sandbox,
+              run: { runId: run.id, target: { kind: 'session', sessionId } },
+            },
+            alwaysAllow: alwaysAllowIn(this.deps.profiles, profile.id),
+            control: { ledger: [], foregroundCommitRequired: false, messageBodyPath: 'work/main.md' },
+            newId: (prefix) => this.deps.ids.contentId(prefix),
+            images: this.deps.images,
+            startRound: 1,
+            unstarted: null,
+            inlineCharLimit: profile.tools.externalResultInlineCharLimit,
+          },
+        };
       },
     };
   }

@@ -1,8 +1,8 @@
 import { allocateCallNames, type CallNameEntry } from '$lib/domain/call-names';
-import { HearthFailure, type HearthError } from '$lib/domain/errors';
+import { HearthFailure, type ErrorCode, type HearthError } from '$lib/domain/errors';
 import type { ModelToolSpec } from '$lib/domain/model';
 import { err, ok, type Result } from '$lib/domain/result';
-import type { ToolId } from '$lib/domain/tool-id';
+import { builtinToolId, type ToolId } from '$lib/domain/tool-id';
 import type { ToolScope } from '$lib/domain/tool-scope';
 import { prepareBindings, type BindingDiagnostic, type ToolBinding, type ToolPolicy } from './tool-bindings';
 import { currentCatalog, type ToolProviders } from './tool-catalog';
@@ -84,39 +84,74 @@ export function createSnapshot(
   );
 }
 
+/** The tool part of a profile, as snapshots read it. */
+type ProfileTools = {
+  tools: {
+    allow: readonly string[];
+    deny: readonly string[];
+    ask?: readonly string[];
+    toolDescriptions: ToolPolicy['toolDescriptions'];
+  };
+};
+
+/** Tools a run's kind withholds on top of the catalog's own (delegation with no agent to call). */
+export type Withheld = ReadonlyMap<string, { code: ErrorCode; message: string }>;
+
 /**
- * A new run's root snapshot: the catalog as every provider has it now, narrowed by the profile's
- * tools (deny wins) for this kind of run and model, with what was left out.
+ * An invocation's snapshot: the catalog as every provider has it now, narrowed by the profile's
+ * tools (deny wins) for this kind of run and model, with what was left out. A return-mode child
+ * (`task_return_required`) also gets `task.return` and loses what children may not have.
  */
-export async function rootSnapshot(
-  runId: string,
+export async function invocationSnapshot(
+  id: string,
   providers: ToolProviders,
-  profile: {
-    tools: {
-      allow: readonly string[];
-      deny: readonly string[];
-      ask?: readonly string[];
-      toolDescriptions: ToolPolicy['toolDescriptions'];
-    };
-  },
-  scope: ToolScope,
-  acceptsImages: boolean,
+  profile: ProfileTools,
+  options: { scope: ToolScope; acceptsImages: boolean; exitPolicy?: ExitPolicy; withheld?: Withheld },
 ): Promise<ToolSnapshot> {
   const catalog = await currentCatalog(providers);
   if (!catalog.ok) throw new HearthFailure(catalog.error);
+  const tools = catalog.value.map((t) => {
+    const withheld = options.withheld?.get(t.toolId);
+    return withheld && !t.withheld ? { ...t, withheld } : t;
+  });
   const policy: ToolPolicy = {
     allow: profile.tools.allow as ToolId[],
     deny: profile.tools.deny as ToolId[],
     toolDescriptions: profile.tools.toolDescriptions,
     ask: (profile.tools.ask ?? []) as ToolId[],
   };
-  const { bindings, diagnostics } = prepareBindings(catalog.value, policy, scope, acceptsImages);
-  const snapshot = createSnapshot(`snapshot_${runId}`, bindings, 'run_finish_allowed', {
-    acceptsImages,
+  const { bindings, diagnostics } = prepareBindings(tools, policy, options.scope, options.acceptsImages);
+  const exitPolicy = options.exitPolicy ?? 'run_finish_allowed';
+  const taskReturnTool = tools.find((t) => t.toolId === TASK_RETURN);
+  const snapshot = createSnapshot(id, bindings, exitPolicy, {
+    acceptsImages: options.acceptsImages,
     diagnostics,
+    ...(exitPolicy === 'task_return_required' && taskReturnTool
+      ? {
+          taskReturn: {
+            tool: taskReturnTool,
+            description: taskReturnTool.description,
+            parameters: taskReturnTool.parameters,
+            approval: 'allow' as const,
+          },
+        }
+      : {}),
   });
   if (!snapshot.ok) throw new HearthFailure(snapshot.error);
   return snapshot.value;
 }
+
+const TASK_RETURN = builtinToolId('task.return');
+
+/** A new run's root snapshot (see `invocationSnapshot`). */
+export const rootSnapshot = (
+  runId: string,
+  providers: ToolProviders,
+  profile: ProfileTools,
+  scope: ToolScope,
+  acceptsImages: boolean,
+  withheld?: Withheld,
+): Promise<ToolSnapshot> =>
+  invocationSnapshot(`snapshot_${runId}`, providers, profile, { scope, acceptsImages, withheld });
 
 export const callNames = (snapshot: ToolSnapshot): string[] => snapshot.bindings.map((b) => b.callName);

@@ -1,3 +1,4 @@
+import { agentTools, taskReturnTool } from './agent';
 import { chatScopeTools } from './chat-scope';
 import { shellTools } from './shell';
 import type { BuiltinTool } from './tool';
@@ -5,6 +6,6 @@ import { workspaceTools } from './workspace';
 
 /** The builtins each kind of run can bind (profiles narrow them further). */
 export const runtimeTools: { session: readonly BuiltinTool[]; chat: readonly BuiltinTool[] } = {
-  session: [...workspaceTools, ...shellTools],
-  chat: [...workspaceTools, ...shellTools, ...chatScopeTools],
+  session: [...workspaceTools, ...shellTools, ...agentTools, taskReturnTool],
+  chat: [...workspaceTools, ...shellTools, ...chatScopeTools, ...agentTools, taskReturnTool],
 };

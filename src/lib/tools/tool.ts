@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { BUILTIN_TOOLS, type BuiltinToolName, type ToolFacts } from '$lib/domain/builtin-tools';
 import type { ErrorCode } from '$lib/domain/errors';
+import type { AwaitMode, DelegatedTask, TaskResult } from '$lib/domain/delegation';
 import type { ExtensionTarget } from '$lib/domain/extension';
 import type { ShellFileChange } from '$lib/domain/events';
 import type { JsonObject, JsonValue } from '$lib/domain/json';
@@ -73,12 +74,25 @@ export type ControlEffect =
       sha256: string;
     }
   /** `workspace_finish` asks to end the run (runtime.md §1.10). */
-  | { type: 'finish'; reason?: string };
+  | { type: 'finish'; reason?: string }
+  /** `agent_delegate`: start a task with another agent (runtime.md §2.2). */
+  | { type: 'delegate'; agentId: string; task: DelegatedTask }
+  /** `agent_await`: wait for delegated tasks (runtime.md §2.7). */
+  | { type: 'await'; taskIds?: string[]; mode: AwaitMode; timeoutMs: number }
+  /** `task_return`: a delegated task's result; ends the child (runtime.md §2.6). */
+  | { type: 'task_return'; result: TaskResult };
 
 export type ToolEffect = FileEffect | ControlEffect;
 
+const CONTROL_EFFECTS: ReadonlySet<string> = new Set([
+  'commit',
+  'finish',
+  'delegate',
+  'await',
+  'task_return',
+]);
 export const isControlEffect = (effect: ToolEffect): effect is ControlEffect =>
-  effect.type === 'commit' || effect.type === 'finish';
+  CONTROL_EFFECTS.has(effect.type);
 
 /** What a tool returns; the runtime adds call id and tool id to make an AgentToolResult. */
 export interface ToolOutcome {

@@ -205,13 +205,15 @@ function checkDelegation(profile: ProfileV5, scope: ProfileScope, add: Add): voi
       d.allowAsSubagent ? 'delegation.allowAsSubagent' : 'delegation.allowAsHandoffTarget',
       'Using the profile as a subagent or handoff target requires delegation.callable.',
     );
+  // The one Session profile may delegate; it neither hands off (a Session has one agent) nor
+  // serves as a target (it is the Session's own agent).
   if (scope === 'session') {
-    for (const key of ['canDelegate', 'canHandoff', 'callable'] as const) {
+    for (const key of ['canHandoff', 'callable'] as const) {
       if (d[key])
         add(
           'agent.profile_session_delegation_unsupported',
           `delegation.${key}`,
-          'Session runs neither delegate, hand off, nor serve as targets: turn this off.',
+          'The Session profile neither hands off nor serves as another agent’s target: turn this off.',
         );
     }
   }

@@ -470,10 +470,10 @@ const CASES: [string, ProfileV5, ErrorCode, string, Partial<ProfileValidationCon
   ],
   // the Session profile (D13)
   [
-    'a Session profile that delegates',
-    session((p) => (p.delegation.canDelegate = true)),
+    'a Session profile that hands off',
+    session((p) => (p.delegation.canHandoff = true)),
     'agent.profile_session_delegation_unsupported',
-    'delegation.canDelegate',
+    'delegation.canHandoff',
   ],
   [
     'a Session profile with a message body',
@@ -493,6 +493,10 @@ describe('validateProfile', () => {
   it('the valid base profiles have no problems', () => {
     expect(validateProfile(writer(), ctx)).toEqual([]);
     expect(validateProfile(sessionProfile(), ctx)).toEqual([]);
+    const delegating = sessionProfile();
+    delegating.delegation.canDelegate = true;
+    delegating.tools.allow = [...delegating.tools.allow, 'builtin:agent.delegate', 'builtin:agent.await'];
+    expect(validateProfile(delegating, ctx)).toEqual([]);
   });
 
   it('covers every code a profile document can be rejected with', () => {
