@@ -23,6 +23,7 @@ import { ChatService } from '$lib/runtime/chats';
 import { RunService } from '$lib/runtime/run-service';
 import { builtinProvider, toolProviders } from '$lib/runtime/tool-catalog';
 import { chatScopeTools } from '$lib/tools/chat-scope';
+import { agentTools, handoffTool, taskReturnTool } from '$lib/tools/agent';
 import { workspaceTools } from '$lib/tools/workspace';
 
 /**
@@ -55,7 +56,9 @@ export async function chatHarness(gateway: ModelGateway) {
       connectionsUsed.push(connection);
       return gateway;
     },
-    providers: toolProviders([builtinProvider([...workspaceTools, ...chatScopeTools])]),
+    providers: toolProviders([
+      builtinProvider([...workspaceTools, ...chatScopeTools, ...agentTools, handoffTool, taskReturnTool]),
+    ]),
     clock: systemClock,
     ids: randomIds,
     sleep: async () => undefined,

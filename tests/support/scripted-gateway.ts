@@ -11,10 +11,17 @@ export type ScriptedTurn =
       };
     }
   /** Streams `text` word by word and then waits until the request is aborted. */
-  | { hangAfter: string };
+  | { hangAfter: string }
+  /** Answers with `then` once `until` resolves (a test holds an agent back). */
+  | { until: Promise<unknown>; then: ScriptedTurn };
 
 /** One scripted turn as canonical parts (`null`: the script ran out). */
 async function* replay(turn: ScriptedTurn | undefined, signal: AbortSignal): AsyncIterable<StreamPart> {
+  if (turn && 'until' in turn) {
+    await turn.until;
+    yield* replay(turn.then, signal);
+    return;
+  }
   yield { type: 'turn-start', warnings: [] };
   if (!turn) {
     yield { type: 'error', error: { code: 'model.request_failed', message: 'no scripted turn left' } };

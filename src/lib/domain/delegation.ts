@@ -168,3 +168,50 @@ export function allocateWorkspaceKey(agentId: string, taken: ReadonlySet<string>
     if (!taken.has(key)) return key;
   }
 }
+
+/** The brief of `agent_handoff` (tools.md §13.15): what the next agent must do, and keep. */
+export interface HandoffBrief {
+  objective: string;
+  title?: string;
+  reason?: string;
+  contextSummary?: string;
+  workspaceRefs?: JsonValue;
+  mustPreserve?: JsonValue;
+  completionCriteria?: JsonValue;
+  [extra: string]: JsonValue | undefined;
+}
+
+const HANDOFF_KEYS = new Set([
+  'objective',
+  'title',
+  'reason',
+  'contextSummary',
+  'workspaceRefs',
+  'mustPreserve',
+  'completionCriteria',
+]);
+
+/** The first message of the agent a run is handed to (runtime.md §2.10). */
+export function handoffBrief(h: HandoffBrief): string {
+  const text = (v: string | undefined) => (v?.trim() ? [v.trim()] : []);
+  const extra = Object.fromEntries(
+    Object.entries(h).filter(([k, v]) => !HANDOFF_KEYS.has(k) && v !== undefined),
+  ) as JsonObject;
+  return [
+    '# Handoff Brief',
+    'You now own the next stage of this run. Continue from the shared workspace and the constraints below.',
+    '',
+    ...section('Title', text(h.title)),
+    ...section('Reason', text(h.reason)),
+    ...section('Objective', [h.objective.trim()]),
+    ...section('Context Summary', text(h.contextSummary)),
+    ...section('Workspace References', bullets(h.workspaceRefs)),
+    ...section('Must Preserve', bullets(h.mustPreserve)),
+    ...section('Completion Criteria', bullets(h.completionCriteria)),
+    ...section('Additional Instructions', bullets(extra)),
+    '## Working Notes',
+    '- Inspect the referenced files before editing them.',
+    '- Keep earlier decisions and committed text unless the brief says otherwise.',
+    '- Commit and finish only when the run is ready to end; hand off with a clear brief if another agent should continue.',
+  ].join('\n');
+}

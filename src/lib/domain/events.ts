@@ -249,6 +249,16 @@ export interface RunEventPayloads {
   };
   agent_child_invocation_failed: { taskId: string; childInvocationId: string; message: string };
   agent_task_cancelled: { taskId: string; reason: string };
+  agent_handoff_requested: { agentId: string; invocationId: string };
+  agent_handoff_accepted: {
+    handoffId: string;
+    agentId: string;
+    invocationId: string;
+    targetInvocationId: string;
+    /** Handoffs in this run so far, this one included (at most 8, D7). */
+    depth: number;
+  };
+  agent_invocation_transferred: InvocationPayload;
   agent_invocation_created: InvocationPayload;
   agent_invocation_started: InvocationPayload;
   agent_invocation_completed: InvocationPayload;
@@ -290,7 +300,7 @@ export interface InvocationPayload {
   parentInvocationId: string | null;
   profileId: string;
   kind: 'root' | 'subagent' | 'handoff';
-  status: 'created' | 'running' | 'completed' | 'failed' | 'cancelled';
+  status: 'created' | 'running' | 'completed' | 'failed' | 'cancelled' | 'transferred';
   exitPolicy: 'run_finish_allowed' | 'task_return_required';
 }
 

@@ -1,6 +1,6 @@
 import { BUILTIN_PROFILE_IDS, resolveProfile, type ProfileV5 } from '$lib/domain/profile';
-import type { ProfileStore } from '$lib/ports/profiles';
 import { builtinToolId } from '$lib/domain/tool-id';
+import type { ProfileStore } from '$lib/ports/profiles';
 import { eligibility } from './delegation';
 import type { ToolSnapshot, Withheld } from './tool-snapshot';
 
@@ -17,39 +17,77 @@ export async function allProfiles(store: ProfileStore): Promise<ProfileV5[]> {
   return [...builtins, ...profiles.filter((p) => !BUILTIN_PROFILE_IDS.includes(p.id))];
 }
 
-/**
- * The callable-agent directory (runtime.md §2.11): the agents `caller` may delegate to, each
- * with its id, name and what it is for, as a section of the caller's instructions. Null when
- * there is none (the delegation tools are then withheld).
- */
-export function agentDirectory(profiles: readonly ProfileV5[], caller: ProfileV5): string | null {
-  const entries = profiles.filter(
-    (p) => p.id !== caller.id && eligibility(p, caller.id, 'subagent') === null,
-  );
-  if (entries.length === 0) return null;
-  return [
-    '## Agents you can delegate to',
-    'Start a task with `agent_delegate` (agentId and a self-contained brief); it runs in the background in this workspace. Call `agent_await` when you need the result.',
-    ...entries.map((p) => {
-      const about = (p.delegation.descriptionForAgents ?? p.description ?? '').trim();
-      return `- \`${p.id}\`: ${p.displayName}${about ? `. ${about}` : ''}`;
-    }),
-  ].join('\n');
+/** What an invocation can do with other agents: the directory it is shown, and the tools it is not given. */
+export interface DelegationSurface {
+  /** The callable-agent directory, for the end of its instructions; null when it has nobody to call. */
+  directory: string | null;
+  withheld: Withheld;
+  /** It may delegate (it has someone to delegate to). */
+  delegates: boolean;
 }
 
-/** With no agent to call, the delegation tools are withheld (and journaled as such). */
-export const NO_DELEGATION: Withheld = new Map(
-  (['agent.delegate', 'agent.await'] as const).map((name) => [
-    builtinToolId(name),
-    {
-      code: 'agent.delegation_policy_denied' as const,
-      message: 'No agent takes delegated tasks from this profile.',
-    },
-  ]),
-);
+const entry = (p: ProfileV5) => {
+  const about = (p.delegation.descriptionForAgents ?? p.description ?? '').trim();
+  return `- \`${p.id}\`: ${p.displayName}${about ? `. ${about}` : ''}`;
+};
 
-/** The instructions with the directory at their end, when the invocation can delegate. */
-export function withDirectory(system: string, directory: string | null, snapshot: ToolSnapshot): string {
-  const delegates = snapshot.byToolId.has(builtinToolId('agent.delegate'));
-  return directory && delegates ? `${system}\n\n${directory}` : system;
+/**
+ * The callable-agent directory (runtime.md §2.11) of an invocation of `caller`: the agents it may
+ * delegate to and hand off to, each with its id, name and what it is for. A tool with nobody to
+ * call (or a policy that does not allow it, or a run that cannot hand off) is withheld, with why.
+ */
+export function delegationSurface(
+  profiles: readonly ProfileV5[],
+  caller: ProfileV5,
+  options: { canHandOff: boolean },
+): DelegationSurface {
+  const eligible = (purpose: 'subagent' | 'handoff') =>
+    profiles.filter((p) => p.id !== caller.id && eligibility(p, caller.id, purpose) === null);
+  const delegates = caller.delegation.canDelegate ? eligible('subagent') : [];
+  const handoffs = caller.delegation.canHandoff && options.canHandOff ? eligible('handoff') : [];
+  const withheld = new Map<
+    string,
+    { code: 'agent.delegation_policy_denied' | 'agent.handoff_policy_denied'; message: string }
+  >();
+  if (delegates.length === 0) {
+    const message = caller.delegation.canDelegate
+      ? 'No agent takes delegated tasks from this profile.'
+      : 'This profile does not delegate (its delegation settings).';
+    for (const name of ['agent.delegate', 'agent.await'] as const)
+      withheld.set(builtinToolId(name), { code: 'agent.delegation_policy_denied', message });
+  }
+  if (handoffs.length === 0)
+    withheld.set(builtinToolId('agent.handoff'), {
+      code: 'agent.handoff_policy_denied',
+      message: !options.canHandOff
+        ? 'This kind of run has one agent: it cannot be handed off.'
+        : caller.delegation.canHandoff
+          ? 'No agent takes handoffs from this profile.'
+          : 'This profile does not hand off (its delegation settings).',
+    });
+  const sections: string[] = [];
+  if (delegates.length)
+    sections.push(
+      '## Agents you can delegate to',
+      'Start a task with `agent_delegate` (agentId and a self-contained brief); it runs in the background in this workspace. Call `agent_await` when you need the result.',
+      ...delegates.map(entry),
+    );
+  if (handoffs.length)
+    sections.push(
+      ...(sections.length ? [''] : []),
+      '## Agents you can hand the run to',
+      'To let one of them continue, call `agent_handoff` with a brief; saying that someone will take over does nothing.',
+      ...handoffs.map(entry),
+    );
+  return {
+    directory: sections.length ? sections.join('\n') : null,
+    withheld,
+    delegates: delegates.length > 0,
+  };
+}
+
+/** The instructions with the directory at their end, when the invocation has a tool to use it. */
+export function withDirectory(system: string, surface: DelegationSurface, snapshot: ToolSnapshot): string {
+  const uses = ['agent.delegate', 'agent.handoff'].some((n) => snapshot.byToolId.has(builtinToolId(n)));
+  return surface.directory && uses ? `${system}\n\n${surface.directory}` : system;
 }

@@ -29,7 +29,7 @@ import {
   type ProfileV5,
 } from '$lib/domain/profile';
 import { ok } from '$lib/domain/result';
-import { ROOT_INVOCATION, type RunId, type RunRecord } from '$lib/domain/run';
+import { ROOT_INVOCATION, type InvocationId, type RunId, type RunRecord } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
 import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
 import { READ_ONLY_MOUNTS } from '$lib/domain/workspace-roots';
@@ -58,8 +58,11 @@ import type { RunLog } from './run-recorder';
 import type { PreparedRun, RunInbox, RunPlan, RunService } from './run-service';
 import { DEFAULT_CONNECTION_KEY, runLock } from './sessions';
 import type { ToolProviders } from './tool-catalog';
-import { rootSnapshot } from './tool-snapshot';
-import { NO_DELEGATION } from './agent-directory';
+import { invocationSnapshot, rootSnapshot } from './tool-snapshot';
+import type { ChildFactory, PreparedChild } from './delegation';
+import { taskAgentPrompt } from './task-prompt';
+import { ReadState } from '$lib/tools/workspace/read-state';
+import { allProfiles, delegationSurface, findProfile, withDirectory } from './agent-directory';
 import { WorkspaceTranscript } from './transcript';
 
 export interface ChatServiceDeps {
@@ -535,14 +538,14 @@ export class ChatService {
     const { workspace, input } = ctx;
     const run = recorder.run;
     const profile = migrated(input.profile);
-    // Delegation in Chats comes with its own preparation of children (issue 17, next part).
+    const surface = delegationSurface(await allProfiles(this.deps.profiles), profile, { canHandOff: true });
     const snapshot = await rootSnapshot(
       run.id,
       this.deps.providers,
       profile,
       'chat',
       acceptsImages(ctx.connection, run.model),
-      NO_DELEGATION,
+      surface.withheld,
     );
     const transcript = await WorkspaceTranscript.open(workspace, TRANSCRIPT, input.prompt.messages);
     const events = ctx.resumed ? await readAll(this.deps.journal, run.id) : [];
@@ -555,7 +558,12 @@ export class ChatService {
         snapshot,
         audit: auditPaths(chatAuditLayout(), ROOT_INVOCATION),
       }),
-      scenario: { system: input.prompt.system, transcript, textOnlyTurn: 'drift', guidance: inbox.guidance },
+      scenario: {
+        system: withDirectory(input.prompt.system, surface, snapshot),
+        transcript,
+        textOnlyTurn: 'drift',
+        guidance: inbox.guidance,
+      },
       deps: {
         model: run.model,
         gateway: this.deps.gatewayFor(ctx.connection),
@@ -587,6 +595,130 @@ export class ChatService {
         unstarted: ctx.resumed ? unstartedCalls(transcript.messages(), events) : null,
       },
       finish: (log) => this.#finishPersist(log, { ...ctx, ledger, place }),
+      ...(surface.directory
+        ? { children: this.#children(recorder, inbox, { ...ctx, ledger, publisher }) }
+        : {}),
+    };
+  }
+
+  /**
+   * How a Chat run's other agents are prepared (runtime.md §2.5, §2.10), each with its own
+   * profile's model, tools and roots in the run's workspace and its own conversation under
+   * `run/transcript/<invocation>/`, starting from its brief (no chat history): a delegated task's
+   * agent in return mode; an agent the run is handed to in the foreground, committing to the
+   * same reply through the run's one ledger and publisher.
+   */
+  #children(
+    recorder: RunLog,
+    inbox: RunInbox,
+    ctx: {
+      workspace: Workspace;
+      input: ChatRunInput;
+      connection: Connection;
+      ledger: CommitRecord[];
+      publisher: Publisher;
+    },
+  ): ChildFactory {
+    const run = recorder.run;
+    const { workspace, input } = ctx;
+    const agent = async (
+      profile: ProfileV5,
+      invocationId: InvocationId,
+      parentId: InvocationId,
+      brief: string,
+      mode: 'subagent' | 'handoff',
+    ): Promise<PreparedChild> => {
+      const bound = await connectionFor(profile, ctx.connection, this.deps.connections);
+      const model = bound.kind === 'remote' ? bound.model : run.model;
+      const subagent = mode === 'subagent';
+      const surface = subagent
+        ? null
+        : delegationSurface(await allProfiles(this.deps.profiles), profile, { canHandOff: true });
+      const snapshot = await invocationSnapshot(
+        `snapshot_${run.id}_${invocationId}`,
+        this.deps.providers,
+        profile,
+        {
+          scope: 'chat',
+          acceptsImages: acceptsImages(bound, model),
+          exitPolicy: subagent ? 'task_return_required' : 'run_finish_allowed',
+          ...(surface ? { withheld: surface.withheld } : {}),
+        },
+      );
+      const roots = {
+        visible: profile.workspace.visibleRoots,
+        writable: profile.workspace.writableRoots,
+        readOnly: [...READ_ONLY_MOUNTS],
+      };
+      const transcript = await WorkspaceTranscript.open(workspace, `${TRANSCRIPT}/${invocationId}`, [
+        { role: 'user', parts: [{ type: 'text', text: brief }] },
+      ]);
+      const own = profile.instructions.agentSystemPrompt;
+      return {
+        invocation: {
+          id: invocationId,
+          parentId,
+          kind: mode,
+          profileId: profile.id,
+          exitPolicy: snapshot.exitPolicy,
+          snapshot,
+          audit: auditPaths(chatAuditLayout(), invocationId),
+          readState: new ReadState(),
+          status: 'created',
+        },
+        scenario: subagent
+          ? { system: own ?? taskAgentPrompt(roots), transcript, textOnlyTurn: 'return' }
+          : {
+              system: withDirectory(own ?? input.prompt.system, surface!, snapshot),
+              transcript,
+              textOnlyTurn: 'drift',
+              guidance: inbox.guidance,
+            },
+        deps: {
+          model,
+          gateway: this.deps.gatewayFor(bound),
+          clock: this.deps.clock,
+          retry: profile.run.modelRetry,
+          sleep: this.deps.sleep,
+          workspace,
+          roots,
+          providers: this.deps.providers,
+          capabilities: {
+            chat: chatContext(input.history, input.activation),
+            ...(subagent
+              ? {}
+              : {
+                  commit: {
+                    messageBodyPath: input.bodyPath,
+                    messageBodyRequired:
+                      profile.output?.artifacts.find((a) => a.target === 'messageBody')?.required ?? true,
+                  },
+                }),
+            sandbox: this.deps.sandbox,
+            run: { runId: run.id, target: { kind: 'chat' } },
+          },
+          alwaysAllow: alwaysAllowIn(this.deps.profiles, profile.id),
+          control: subagent
+            ? { ledger: [], foregroundCommitRequired: false, messageBodyPath: input.bodyPath }
+            : {
+                ledger: ctx.ledger,
+                publisher: ctx.publisher,
+                foregroundCommitRequired: true,
+                messageBodyPath: input.bodyPath,
+              },
+          newId: (prefix) => this.deps.ids.contentId(prefix),
+          images: this.deps.images,
+          startRound: 1,
+          unstarted: null,
+        },
+      };
+    };
+    return {
+      profile: (id) => findProfile(this.deps.profiles, id),
+      prepare: ({ profile, invocationId, parentId, brief }) =>
+        agent(profile, invocationId, parentId, brief, 'subagent'),
+      prepareHandoff: ({ profile, invocationId, parentId, brief }) =>
+        agent(profile, invocationId, parentId, brief, 'handoff'),
     };
   }
 
@@ -613,7 +745,7 @@ export class ChatService {
         const sendDate = isoDate(this.deps.clock.now());
         const hearth = {
           runId: log.run.id,
-          profileId: ctx.profile.id,
+          profileId: commit.profileId,
           checkpointId: commit.checkpointId,
           path: commit.path,
         };

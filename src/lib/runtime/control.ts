@@ -5,7 +5,7 @@ import { commitCompleted } from '$lib/tools/workspace/commit';
 import { failure, type ControlEffect, type ToolOutcome } from '$lib/tools/tool';
 import type { ContinueAdvice } from '$lib/domain/delegation';
 import type { Checkpointer } from './checkpoints';
-import type { Delegation } from './delegation';
+import type { Delegation, Handoff } from './delegation';
 import type { Invocation } from './invocation';
 import type { RunLog } from './run-recorder';
 
@@ -25,7 +25,14 @@ export interface CommitRecord {
 export interface Publisher {
   publish(
     text: string,
-    commit: { mode: 'replace' | 'append'; path: string; checkpointId: string; first: boolean },
+    commit: {
+      mode: 'replace' | 'append';
+      path: string;
+      checkpointId: string;
+      first: boolean;
+      /** The agent that committed (after a handoff, not the run's first). */
+      profileId: string;
+    },
   ): Promise<{ messageId: string; messageIndex: number; swipeId: number }>;
 }
 
@@ -55,6 +62,8 @@ export interface ControlDeps {
 export class TurnControl {
   /** A completion effect took effect this turn: the invocation ends once the turn's calls are done. */
   completed = false;
+  /** The handoff this turn made: the run goes on with that agent. */
+  transfer: Handoff | null = null;
 
   constructor(
     private readonly deps: ControlDeps,
@@ -73,9 +82,17 @@ export class TurnControl {
       const completes =
         effect.type === 'finish' ||
         effect.type === 'task_return' ||
+        effect.type === 'handoff' ||
         (effect.type === 'commit' && effect.finish);
       if (completes && callIndex !== this.callCount - 1) return toolAfterFinish();
-      if (effect.type === 'delegate' || effect.type === 'await' || effect.type === 'task_return') {
+      if (effect.type === 'handoff') {
+        const desk = this.deps.delegation?.desk;
+        if (!desk) return failure('agent.handoff_policy_denied', 'Agents of this run cannot hand off.');
+        const asked = await desk.handoff(this.deps.invocation, effect.agentId, effect.brief);
+        if (!asked.transfer) return asked.outcome;
+        out = asked.outcome;
+        this.transfer = asked.transfer;
+      } else if (effect.type === 'delegate' || effect.type === 'await' || effect.type === 'task_return') {
         out = await this.#delegation(effect);
         if (out.isError) return out;
       } else if (effect.type === 'finish') {
@@ -160,6 +177,7 @@ export class TurnControl {
       path: effect.path,
       checkpointId,
       first: ledger.length === 0,
+      profileId: invocation.profileId,
     });
     ledger.push({
       path: effect.path,

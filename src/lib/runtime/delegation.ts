@@ -2,7 +2,9 @@ import {
   allocateWorkspaceKey,
   backgroundResults,
   delegatedBrief,
+  handoffBrief,
   isTerminal,
+  MAX_HANDOFF_DEPTH,
   MAX_RUNNING_CHILDREN,
   resultsCapsule,
   resultSummary,
@@ -10,10 +12,11 @@ import {
   type AwaitTaskView,
   type ContinueAdvice,
   type DelegatedTask,
+  type HandoffBrief,
   type TaskResult,
   type TaskStatus,
 } from '$lib/domain/delegation';
-import { hearthError, HearthFailure, type HearthError } from '$lib/domain/errors';
+import { hearthError, HearthFailure, type ErrorCode, type HearthError } from '$lib/domain/errors';
 import type { JsonObject } from '$lib/domain/json';
 import type { ProfileV5 } from '$lib/domain/profile';
 import type { InvocationId } from '$lib/domain/run';
@@ -36,6 +39,16 @@ export interface PreparedChild {
 export interface ChildFactory {
   /** A profile by id as runs resolve it, or undefined. */
   profile(id: string): Promise<ProfileV5 | undefined>;
+  /**
+   * The invocation a run is handed to (runtime.md §2.10): `profile`'s own foreground tools and
+   * model, `brief` as its first message. Absent in runs that cannot hand off (Sessions).
+   */
+  prepareHandoff?(spec: {
+    profile: ProfileV5;
+    invocationId: InvocationId;
+    parentId: InvocationId;
+    brief: string;
+  }): Promise<PreparedChild>;
   /** The child invocation of `profile` with `brief` as its first message (runtime.md §2.5). */
   prepare(spec: {
     profile: ProfileV5;
@@ -44,6 +57,14 @@ export interface ChildFactory {
     brief: string;
     log: RunLog;
   }): Promise<PreparedChild>;
+}
+
+/** An accepted handoff: the agent that takes the run, and what it is told. */
+export interface Handoff {
+  taskId: string;
+  invocationId: InvocationId;
+  profile: ProfileV5;
+  brief: string;
 }
 
 interface Task {
@@ -86,6 +107,7 @@ export interface DelegationDeps {
 export class Delegation {
   readonly #tasks = new Map<string, Task>();
   readonly #waiters = new Set<() => void>();
+  #handoffs = 0;
 
   constructor(private readonly deps: DelegationDeps) {
     deps.signal.addEventListener('abort', () => this.cancelAll('the run stopped'), { once: true });
@@ -186,6 +208,60 @@ export class Delegation {
     if (fresh.length === 0) return null;
     for (const t of fresh) t.seen = true;
     return backgroundResults(fresh.map(viewOf), advice);
+  }
+
+  /**
+   * `agent_handoff` (runtime.md §2.10): the caller may hand off, has no task still running, the
+   * run has handed off fewer than `MAX_HANDOFF_DEPTH` times, and the target takes handoffs.
+   */
+  async handoff(
+    caller: Invocation,
+    agentId: string,
+    brief: HandoffBrief,
+  ): Promise<{ outcome: ToolOutcome; transfer?: Handoff }> {
+    const refuse = (code: ErrorCode, message: string) => ({ outcome: failure(code, message) });
+    const log = this.deps.log(caller.id, true);
+    await log.emit({ type: 'agent_handoff_requested', payload: { agentId, invocationId: caller.id } });
+    const callerProfile = await this.deps.factory.profile(caller.profileId);
+    if (!callerProfile?.delegation.canHandoff || !this.deps.factory.prepareHandoff)
+      return refuse('agent.handoff_policy_denied', 'This agent may not hand off the run.');
+    if (this.pending(caller.id))
+      return refuse(
+        'agent.handoff_pending_tasks',
+        'Tasks you delegated are still running: wait for them with `agent_await`, then hand off.',
+      );
+    if (this.#handoffs >= MAX_HANDOFF_DEPTH)
+      return refuse(
+        'agent.handoff_depth_exhausted',
+        `This run was already handed off ${this.#handoffs} times, the most it may be: finish it yourself.`,
+      );
+    const target = await this.deps.factory.profile(agentId);
+    if (!target)
+      return refuse(
+        'agent.target_profile_not_found',
+        `There is no agent "${agentId}". Use an id from the agent directory.`,
+      );
+    const refusal = eligibility(target, callerProfile.id, 'handoff');
+    if (refusal) return refuse('agent.handoff_policy_denied', refusal);
+    this.#handoffs++;
+    const taskId = this.deps.newId('handoff');
+    const invocationId = this.deps.newId('inv') as InvocationId;
+    await log.emit({
+      type: 'agent_handoff_accepted',
+      payload: {
+        handoffId: taskId,
+        agentId: target.id,
+        invocationId: caller.id,
+        targetInvocationId: invocationId,
+        depth: this.#handoffs,
+      },
+    });
+    return {
+      outcome: success(`Handoff accepted for Agent ${target.id}. Your part is complete.`, {
+        structured: { handoffId: taskId, taskId, status: 'accepted', agentId: target.id },
+      }),
+      transfer: { taskId, invocationId, profile: target, brief: handoffBrief(brief) },
+    };
   }
 
   /** Whether `caller` has tasks still queued or running (a handoff must wait for them). */

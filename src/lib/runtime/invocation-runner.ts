@@ -15,7 +15,7 @@ import type { Workspace } from '$lib/ports/workspace';
 import type { CommitCapability, RunIdentity, ToolContext } from '$lib/tools/tool';
 import type { ApprovalDesk } from './approvals';
 import type { Checkpointer } from './checkpoints';
-import type { Delegation } from './delegation';
+import type { Delegation, Handoff } from './delegation';
 import { TurnControl, type ControlDeps } from './control';
 import { guidanceMessage, type GuidanceMailbox } from './guidance';
 import type { Invocation } from './invocation';
@@ -92,7 +92,11 @@ export interface InvocationDeps {
 
 /** How an invocation ended: completed (answered, or a completion tool), stopped, or failed. */
 export type InvocationEnd =
-  { kind: 'completed' } | { kind: 'cancelled' } | { kind: 'failed'; error: HearthError };
+  | { kind: 'completed' }
+  | { kind: 'cancelled' }
+  | { kind: 'failed'; error: HearthError }
+  /** It handed the run to another agent (runtime.md §2.10), which the run goes on with. */
+  | { kind: 'transferred'; to: Handoff };
 
 /**
  * The tool loop of one invocation, the same for every kind of run (runtime.md §1.5): guidance,
@@ -275,7 +279,7 @@ export async function runInvocation(
       type: 'agent_loop_finished',
       payload: { commitCount: deps.control.ledger.length, round, invocationId: invocation.id },
     });
-    return { kind: 'completed' };
+    return control.transfer ? { kind: 'transferred', to: control.transfer } : { kind: 'completed' };
   }
 
   /**

@@ -65,7 +65,7 @@ export async function startInvocation(log: RunLog, inv: Invocation): Promise<voi
 export async function endInvocation(
   log: RunLog,
   inv: Invocation,
-  outcome: 'completed' | 'failed' | 'cancelled',
+  outcome: 'completed' | 'failed' | 'cancelled' | 'transferred',
 ): Promise<void> {
   inv.status = outcome;
   await log.emit({ type: `agent_invocation_${outcome}`, payload: payload(inv) });

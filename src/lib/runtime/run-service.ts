@@ -404,18 +404,34 @@ export class RunService {
           controller.signal,
           delegation,
         );
+        await endInvocation(log, invocation, end.kind);
+        // A handoff hands the rest of the run to another agent, in the foreground (runtime.md §2.10).
+        let holder = invocation;
+        while (end.kind === 'transferred') {
+          const next = await prepared.children!.prepareHandoff!({
+            profile: end.to.profile,
+            invocationId: end.to.invocationId,
+            parentId: holder.id,
+            brief: end.to.brief,
+          });
+          holder = next.invocation;
+          const nextLog = recorder.invocation(holder.id, true);
+          await startInvocation(nextLog, holder);
+          end = await runOne(holder, next.scenario, next.deps, nextLog, controller.signal, delegation);
+          await endInvocation(nextLog, holder, end.kind);
+        }
         // A child cannot outlive its run (runtime.md §2.9).
         await delegation?.cancelAll(
           end.kind === 'completed' ? 'the caller finished the run' : 'the run stopped',
         );
-        await endInvocation(log, invocation, end.kind);
-        if (end.kind === 'completed' && prepared.finish) {
-          end = await prepared.finish(recorder).then(
-            (): InvocationEnd => end,
-            (e: unknown): InvocationEnd => ({ kind: 'failed', error: errorOf(e) }),
+        let settled: Exclude<InvocationEnd, { kind: 'transferred' }> = end;
+        if (settled.kind === 'completed' && prepared.finish) {
+          settled = await prepared.finish(recorder).then(
+            () => settled,
+            (e: unknown) => ({ kind: 'failed' as const, error: errorOf(e) }),
           );
         }
-        await this.#finalize(recorder, end, inbox, ledger);
+        await this.#finalize(recorder, settled, inbox, ledger);
       } catch (e) {
         await this.#finalize(recorder, { kind: 'failed', error: errorOf(e) }, inbox, ledger);
       } finally {
@@ -435,7 +451,7 @@ export class RunService {
   /** The run's terminal record (runtime.md §1.11): one place for every kind of run. */
   async #finalize(
     recorder: RunRecorder,
-    end: InvocationEnd,
+    end: Exclude<InvocationEnd, { kind: 'transferred' }>,
     inbox: RunInbox,
     ledger: readonly CommitRecord[],
   ): Promise<void> {

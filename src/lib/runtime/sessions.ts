@@ -40,9 +40,10 @@ import { unstartedCalls } from './resume';
 import type { RunLog, RunStep } from './run-recorder';
 import type { PreparedRun, RunInbox, RunPlan, RunService } from './run-service';
 import { sessionSystemPrompt } from './session-prompt';
+import { taskAgentPrompt } from './task-prompt';
 import type { ToolProviders } from './tool-catalog';
 import { invocationSnapshot, rootSnapshot, type ToolSnapshot } from './tool-snapshot';
-import { agentDirectory, allProfiles, findProfile, NO_DELEGATION, withDirectory } from './agent-directory';
+import { allProfiles, delegationSurface, findProfile, withDirectory } from './agent-directory';
 import type { ChildFactory } from './delegation';
 import { WorkspaceTranscript } from './transcript';
 import { ReadState } from '$lib/tools/workspace/read-state';
@@ -275,16 +276,14 @@ export class SessionService {
     const sessionId = (run.target as { sessionId: string }).sessionId;
     await recorder.setStatus('assembling_context');
     const profile = await this.#runProfile(recorder, workspace);
-    const directory = profile.delegation.canDelegate
-      ? agentDirectory(await allProfiles(this.deps.profiles), profile)
-      : null;
+    const surface = delegationSurface(await allProfiles(this.deps.profiles), profile, { canHandOff: false });
     const snapshot = await rootSnapshot(
       run.id,
       this.deps.providers,
       profile,
       'session',
       acceptsImages(connection, run.model),
-      directory ? undefined : NO_DELEGATION,
+      surface.withheld,
     );
     const roots: WorkspaceRoots = {
       visible: profile.workspace.visibleRoots,
@@ -301,7 +300,7 @@ export class SessionService {
     );
     const system = withDirectory(
       profile.instructions.agentSystemPrompt ?? sessionSystemPrompt(roots, snapshot),
-      directory,
+      surface,
       snapshot,
     );
     const contextWindow = connection.kind === 'remote' ? connection.contextWindow : undefined;
@@ -349,7 +348,7 @@ export class SessionService {
         unstarted: input.resumed ? unstartedCalls(transcript.messages(), events) : null,
         inlineCharLimit: profile.tools.externalResultInlineCharLimit,
       },
-      ...(directory ? { children: this.#children(run, connection, workspace, roots) } : {}),
+      ...(surface.delegates ? { children: this.#children(run, connection, workspace, roots) } : {}),
     };
   }
 
@@ -399,7 +398,7 @@ export class SessionService {
             status: 'created',
           },
           scenario: {
-            system: profile.instructions.agentSystemPrompt ?? sessionSystemPrompt(roots, snapshot),
+            system: profile.instructions.agentSystemPrompt ?? taskAgentPrompt(roots),
             transcript,
             textOnlyTurn: 'return',
           },

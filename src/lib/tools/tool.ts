@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { BUILTIN_TOOLS, type BuiltinToolName, type ToolFacts } from '$lib/domain/builtin-tools';
 import type { ErrorCode } from '$lib/domain/errors';
-import type { AwaitMode, DelegatedTask, TaskResult } from '$lib/domain/delegation';
+import type { AwaitMode, DelegatedTask, HandoffBrief, TaskResult } from '$lib/domain/delegation';
 import type { ExtensionTarget } from '$lib/domain/extension';
 import type { ShellFileChange } from '$lib/domain/events';
 import type { JsonObject, JsonValue } from '$lib/domain/json';
@@ -80,19 +80,23 @@ export type ControlEffect =
   /** `agent_await`: wait for delegated tasks (runtime.md §2.7). */
   | { type: 'await'; taskIds?: string[]; mode: AwaitMode; timeoutMs: number }
   /** `task_return`: a delegated task's result; ends the child (runtime.md §2.6). */
-  | { type: 'task_return'; result: TaskResult };
+  | { type: 'task_return'; result: TaskResult }
+  /** `agent_handoff`: another agent takes the rest of the run; ends this one (runtime.md §2.10). */
+  | { type: 'handoff'; agentId: string; brief: HandoffBrief };
 
 export type ToolEffect = FileEffect | ControlEffect;
 
-const CONTROL_EFFECTS: ReadonlySet<string> = new Set([
-  'commit',
-  'finish',
-  'delegate',
-  'await',
-  'task_return',
-]);
+/** Every control effect's type (a Record, so adding an effect without listing it does not compile). */
+const CONTROL_EFFECTS: Record<ControlEffect['type'], true> = {
+  commit: true,
+  finish: true,
+  delegate: true,
+  await: true,
+  task_return: true,
+  handoff: true,
+};
 export const isControlEffect = (effect: ToolEffect): effect is ControlEffect =>
-  CONTROL_EFFECTS.has(effect.type);
+  Object.hasOwn(CONTROL_EFFECTS, effect.type);
 
 /** What a tool returns; the runtime adds call id and tool id to make an AgentToolResult. */
 export interface ToolOutcome {
