@@ -6,7 +6,7 @@ import { describeError } from '../errors';
 import { downloadBytes } from '../common/download';
 import type { WorkspaceFile } from '$lib/worker/protocol';
 import { ACTIVATION_PATH, asActivation } from './activation-view';
-import { toRounds } from './timeline';
+import { toInvocations } from './timeline';
 import type { Activation } from '$lib/chat/activation';
 import type { ImageRef } from '$lib/domain/model';
 import { loadImage, type ImageLoad } from '../common/image-view';
@@ -16,7 +16,10 @@ export class RunState {
   run = $state<RunRecord | null>(null);
   events = $state<RunEvent[]>([]);
   error = $state<HearthError | null>(null);
-  readonly rounds = $derived(toRounds(this.events));
+  /** The run's invocations: the root, each delegated task under the invocation that started it. */
+  readonly invocations = $derived(toInvocations(this.events));
+  /** The root's rounds (a run without delegated tasks: all of them). */
+  readonly rounds = $derived(this.invocations.rounds);
   readonly terminal = $derived(
     this.events.find((e) => e.type === 'run_failed' || e.type === 'run_cancelled'),
   );

@@ -1,5 +1,7 @@
-import type { ToolHints } from '$lib/domain/events';
+import type { TaskStatus } from '$lib/domain/delegation';
+import type { InvocationPayload, RunEventPayloads, ToolHints } from '$lib/domain/events';
 import type { RunEvent } from '$lib/domain/events';
+import { ROOT_INVOCATION } from '$lib/domain/run';
 
 /** What the person was asked about a call set to Ask, and what they answered. */
 export type ApprovalState = 'waiting' | 'approved' | 'always' | 'denied';
@@ -29,6 +31,8 @@ export interface RoundView {
   attemptsFailed: Extract<RunEvent, { type: 'model_call_attempt_failed' }>['payload'][];
   calls: CallView[];
   files: FileChange[];
+  /** Tasks this round delegated (`agent_task_registered`); their work is under the child. */
+  delegated: { taskId: string; agentId: string; title: string | null }[];
   startedAt: string;
 }
 
@@ -45,6 +49,7 @@ export function toRounds(events: readonly RunEvent[]): RoundView[] {
           attemptsFailed: [],
           calls: [],
           files: [],
+          delegated: [],
           startedAt: e.timestamp,
         });
         break;
@@ -96,9 +101,173 @@ export function toRounds(events: readonly RunEvent[]): RoundView[] {
       case 'checkpoint_created':
         if (lastFile) lastFile.checkpointId = e.payload.checkpointId;
         break;
+      case 'agent_task_registered':
+        current()?.delegated.push({
+          taskId: e.payload.taskId,
+          agentId: e.payload.agentId,
+          title: e.payload.title,
+        });
+        break;
     }
   }
   return rounds;
+}
+
+/** A delegated task as its events tell it: who, what, and how it ended. */
+export interface TaskView {
+  taskId: string;
+  agentId: string;
+  title: string | null;
+  workspaceKey: string;
+  callerInvocationId: string;
+  status: TaskStatus;
+  /** What the child handed back with `task_return`. */
+  result?: { status: 'completed' | 'failed'; resultRef: string };
+  /** Why the child failed (`agent_child_invocation_failed`) or was cancelled. */
+  error?: string;
+}
+
+export type WithheldTool = NonNullable<RunEventPayloads['context_assembled']['withheld']>[number];
+
+/** One invocation of a run: its own rounds, the tools it was not given, and those it called. */
+export interface InvocationView {
+  invocationId: string;
+  parentInvocationId: string | null;
+  /** From `agent_invocation_created`; null for runs that did not journal it. */
+  profileId: string | null;
+  kind: InvocationPayload['kind'] | null;
+  status: InvocationPayload['status'] | null;
+  /** The task that started this invocation; null for the root (and handoffs). */
+  task: TaskView | null;
+  rounds: RoundView[];
+  withheld: WithheldTool[];
+  /** Invocations it started, in the order it started them. */
+  children: InvocationView[];
+}
+
+interface Node {
+  id: string;
+  parent: string | null;
+  profileId: string | null;
+  kind: InvocationPayload['kind'] | null;
+  status: InvocationPayload['status'] | null;
+  task: TaskView | null;
+  events: RunEvent[];
+}
+
+const INVOCATION_EVENTS = new Set([
+  'agent_invocation_created',
+  'agent_invocation_started',
+  'agent_invocation_completed',
+  'agent_invocation_failed',
+  'agent_invocation_cancelled',
+  // Handoffs (in the works): the invocation that hands the run on ends as transferred.
+  'agent_invocation_transferred',
+]);
+
+/**
+ * Groups a run's journal by invocation (each child's rounds are numbered from 1 on their own):
+ * the root, with each child under the invocation that delegated to it. Events without an
+ * invocation (the run's own), and those of the root, make the root's rounds, so a run without
+ * children groups exactly as `toRounds` does.
+ */
+export function toInvocations(events: readonly RunEvent[]): InvocationView {
+  const nodes = new Map<string, Node>();
+  const node = (id: string, parent: string | null = ROOT_INVOCATION): Node => {
+    let n = nodes.get(id);
+    if (!n) {
+      n = {
+        id,
+        parent: id === ROOT_INVOCATION ? null : parent,
+        profileId: null,
+        kind: null,
+        status: null,
+        task: null,
+        events: [],
+      };
+      nodes.set(id, n);
+    }
+    return n;
+  };
+  node(ROOT_INVOCATION);
+  const byTask = new Map<string, TaskView>();
+  const byChild = (childId: string) => nodes.get(childId)?.task ?? undefined;
+  for (const e of events) {
+    node(e.invocationId ?? ROOT_INVOCATION).events.push(e);
+    if (e.type === 'agent_task_registered') {
+      const p = e.payload;
+      const child = node(p.childInvocationId, p.callerInvocationId);
+      child.parent = p.callerInvocationId;
+      child.profileId ??= p.agentId;
+      child.task = {
+        taskId: p.taskId,
+        agentId: p.agentId,
+        title: p.title,
+        workspaceKey: p.workspaceKey,
+        callerInvocationId: p.callerInvocationId,
+        status: 'queued',
+      };
+      byTask.set(p.taskId, child.task);
+    } else if (INVOCATION_EVENTS.has(e.type)) {
+      const p = e.payload as InvocationPayload;
+      const n = node(p.invocationId, p.parentInvocationId);
+      if (!n.task && p.parentInvocationId !== null && n.id !== ROOT_INVOCATION)
+        n.parent = p.parentInvocationId;
+      n.profileId = p.profileId;
+      n.kind = p.kind;
+      n.status = p.status;
+    } else if (e.type === 'agent_task_started') {
+      const task = byTask.get(e.payload.taskId) ?? byChild(e.payload.childInvocationId);
+      if (task?.status === 'queued') task.status = 'running';
+    } else if (e.type === 'task_return_completed') {
+      const task = byTask.get(e.payload.taskId) ?? byChild(e.payload.childInvocationId);
+      if (task) {
+        task.status = e.payload.status;
+        task.result = { status: e.payload.status, resultRef: e.payload.resultRef };
+      }
+    } else if (e.type === 'agent_child_invocation_failed') {
+      const task = byTask.get(e.payload.taskId) ?? byChild(e.payload.childInvocationId);
+      if (task) {
+        task.status = 'failed';
+        task.error = e.payload.message;
+      }
+    } else if (e.type === 'agent_task_cancelled') {
+      const task = byTask.get(e.payload.taskId);
+      if (task) {
+        task.status = 'cancelled';
+        task.error = e.payload.reason;
+      }
+    }
+  }
+  // Children under their parents, in the order they appeared; a parent never seen (or a loop)
+  // puts the child under the root, so no invocation is lost.
+  const kids = new Map<string, Node[]>();
+  const reaches = (n: Node): boolean => {
+    const seen = new Set<string>();
+    for (let at: Node | undefined = n; at; at = at.parent ? nodes.get(at.parent) : undefined) {
+      if (at.id === ROOT_INVOCATION) return true;
+      if (seen.has(at.id)) return false;
+      seen.add(at.id);
+    }
+    return false;
+  };
+  for (const n of nodes.values()) {
+    if (n.id === ROOT_INVOCATION) continue;
+    const parent = n.parent && nodes.has(n.parent) && reaches(n) ? n.parent : ROOT_INVOCATION;
+    kids.set(parent, [...(kids.get(parent) ?? []), n]);
+  }
+  const view = (n: Node): InvocationView => ({
+    invocationId: n.id,
+    parentInvocationId: n.parent,
+    profileId: n.profileId,
+    kind: n.kind,
+    status: n.status,
+    task: n.task,
+    rounds: toRounds(n.events),
+    withheld: n.events.flatMap((e) => (e.type === 'context_assembled' ? (e.payload.withheld ?? []) : [])),
+    children: (kids.get(n.id) ?? []).map(view),
+  });
+  return view(nodes.get(ROOT_INVOCATION)!);
 }
 
 const approvalState = (

@@ -7,6 +7,12 @@ import type { SessionMessage, SessionRecord } from '$lib/domain/session';
 import { describeError } from '../errors';
 import { applyStreamPart, emptyTurn, type StreamingTurn } from '../run/streaming-turn';
 import { foldApprovals, type PendingApprovalView } from '../run/timeline';
+import {
+  delegatedTaskItems,
+  foldDelegation,
+  NO_DELEGATION,
+  type DelegationProgress,
+} from './delegated-tasks';
 
 type ToolResultPart = Extract<ContentPart, { type: 'tool-result' }>;
 
@@ -32,6 +38,8 @@ export class SessionState {
   now = $state(Date.now());
   /** Calls of the live run waiting for the person's approval. */
   approvals = $state.raw<PendingApprovalView[]>([]);
+  /** The live run's delegated tasks, folded from its events. */
+  delegation = $state.raw<DelegationProgress>(NO_DELEGATION);
 
   readonly activeRun = $derived(this.runs.find((r) => !isTerminal(r.status)) ?? null);
   readonly busy = $derived(this.activeRun !== null);
@@ -47,6 +55,16 @@ export class SessionState {
           .map((p) => [p.callId, p] as const),
       ),
     ),
+  );
+  /** What the Session page lists of the live run's delegated tasks. */
+  readonly delegatedTasks = $derived(
+    delegatedTaskItems(this.delegation, (callId) => {
+      for (let i = this.messages.length - 1; i >= 0; i--) {
+        const part = this.messages[i]!.parts.find((p) => p.type === 'tool-call' && p.callId === callId);
+        if (part?.type === 'tool-call') return part.input;
+      }
+      return undefined;
+    }),
   );
 
   #ticker: ReturnType<typeof setInterval> | null = null;
@@ -127,6 +145,7 @@ export class SessionState {
       this.streaming = null;
       this.engineProgress = null;
       this.approvals = [];
+      this.delegation = NO_DELEGATION;
       this.workspaceVersion++;
       if (this.#ticker && !this.busy) {
         clearInterval(this.#ticker);
@@ -157,6 +176,7 @@ export class SessionState {
       case 'event':
         if (CHANGES_FILES.has(update.event.type)) this.workspaceVersion++;
         this.approvals = foldApprovals(this.approvals, update.event);
+        this.delegation = foldDelegation(this.delegation, update.event);
         break;
       case 'engine-progress':
         this.engineProgress = update.progress.done ? null : update.progress;
