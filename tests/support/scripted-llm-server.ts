@@ -126,12 +126,24 @@ export interface ScriptedLlmServer {
   requests: RecordedRequest[];
   /** Queues turns; each model request takes the next one, whatever its format. */
   script(...turns: Turn[]): void;
+  /**
+   * Queues turns for requests whose body contains `marker` (agents working at once, such as
+   * delegated tasks, each with its own script); other requests take `script`'s.
+   */
+  scriptWhen(marker: string, ...turns: Turn[]): void;
   /** Turns still queued. */
   pending(): number;
   close(): Promise<void>;
 }
 
 const CREATED = 1_700_000_000;
+
+/** The first user message of a chat request (OpenAI, Anthropic), as text, for `scriptWhen`. */
+function firstUserMessage(body: unknown): string {
+  const messages = (body as { messages?: { role?: string; content?: unknown }[] } | null)?.messages;
+  const first = Array.isArray(messages) ? messages.find((m) => m.role === 'user') : undefined;
+  return first ? JSON.stringify(first.content) : '';
+}
 
 interface Route {
   format: WireFormat | null;
@@ -165,6 +177,7 @@ export async function startScriptedLlmServer(
 ): Promise<ScriptedLlmServer> {
   const models = opts.models ?? ['scripted-model'];
   const queue: Turn[] = [];
+  const routed = new Map<string, Turn[]>();
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   let completions = 0;
@@ -227,7 +240,9 @@ export async function startScriptedLlmServer(
       sendJson(res, 400, geminiError(400, 'The scripted server streams only with ?alt=sse.'));
       return;
     }
-    const turn = queue.shift();
+    const text = firstUserMessage(body);
+    const marked = [...routed.keys()].find((m) => text.includes(m));
+    const turn = (marked ? routed.get(marked)! : queue).shift();
     if (!turn) {
       const message =
         'No turn was scripted for this request: the scripted LLM server queue is empty (call script() first).';
@@ -265,6 +280,7 @@ export async function startScriptedLlmServer(
     geminiUrl: `${origin}/v1beta`,
     requests,
     script: (...turns) => void queue.push(...turns),
+    scriptWhen: (marker, ...turns) => void routed.set(marker, [...(routed.get(marker) ?? []), ...turns]),
     pending: () => queue.length,
     close: () =>
       new Promise<void>((resolve) => {

@@ -11,14 +11,14 @@ const parameters = z.strictObject({
     .describe('Tasks to wait for (default: every task you started).'),
   mode: z
     .enum(['nextCompleted', 'allCompleted', 'statusOnly'])
-    .default('nextCompleted')
+    .optional()
     .describe('Return when one selected task ends, when all have, or at once with their status.'),
   timeoutMs: z
     .number()
     .int()
     .min(0)
     .max(AWAIT_MAX_MS, `timeoutMs is at most ${AWAIT_MAX_MS}`)
-    .default(AWAIT_DEFAULT_MS)
+    .optional()
     .describe(`How long to wait (default ${AWAIT_DEFAULT_MS}, at most ${AWAIT_MAX_MS}).`),
 });
 
@@ -37,8 +37,8 @@ async function awaitTasks(input: z.infer<typeof parameters>, _ctx: ToolContext):
     effects: [
       {
         type: 'await',
-        mode: input.mode,
-        timeoutMs: input.timeoutMs,
+        mode: input.mode ?? 'nextCompleted',
+        timeoutMs: input.timeoutMs ?? AWAIT_DEFAULT_MS,
         ...(input.taskIds ? { taskIds: input.taskIds } : {}),
       },
     ],

@@ -1,0 +1,130 @@
+import type { Page } from '@playwright/test';
+import type { ScriptedLlmServer } from '../support/scripted-llm-server.ts';
+import { addScriptedConnection, expect, expectReply, startSession, test } from './fixtures';
+
+/**
+ * Delegated tasks in the real app (runtime.md §2): the Session's agent gives two research tasks to
+ * another agent, awaits both and writes a summary from their results; the run viewer shows the
+ * tasks as a tree; Stop ends every child with the run.
+ */
+
+const call = (id: string, name: string, args: object) => ({ id, name, arguments: [JSON.stringify(args)] });
+
+/** The Session profile may delegate; a Researcher profile takes delegated tasks. */
+async function setUpAgents(page: Page): Promise<void> {
+  await page.goto('./');
+  await page.evaluate(async () => {
+    type Profile = {
+      id: string;
+      delegation: Record<string, unknown>;
+      tools: { allow: string[] };
+    };
+    const hearth = (
+      window as unknown as { hearth: { profiles: Record<string, (...a: unknown[]) => Promise<unknown>> } }
+    ).hearth.profiles;
+    const { profile: session } = (await hearth.get!('session')) as { profile: Profile };
+    session.delegation.canDelegate = true;
+    session.tools.allow.push('builtin:agent.delegate', 'builtin:agent.await');
+    await hearth.save!(session, 'session');
+    const researcher = (await hearth.create!('Researcher')) as Profile;
+    researcher.delegation = {
+      ...researcher.delegation,
+      callable: true,
+      allowAsSubagent: true,
+      descriptionForAgents: 'Researches one question and writes notes under work/.',
+    };
+    await hearth.save!(researcher, researcher.id);
+  });
+}
+
+const delegate = (id: string, topic: string) =>
+  call(id, 'agent_delegate', {
+    agentId: 'researcher',
+    task: { title: `About ${topic}`, objective: `Find facts about [${topic}] and note them.` },
+  });
+
+const lastRootRequest = (llm: ScriptedLlmServer) =>
+  llm.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => JSON.stringify(r.body));
+
+test('a Session agent delegates two research tasks, awaits both, and writes a summary from their results', async ({
+  page,
+  llm,
+}) => {
+  await addScriptedConnection(page, llm);
+  await setUpAgents(page);
+  llm.script(
+    { toolCalls: [delegate('d1', 'rivers'), delegate('d2', 'lakes')] },
+    { toolCalls: [call('a1', 'agent_await', { mode: 'allCompleted' })] },
+    {
+      toolCalls: [
+        call('w1', 'workspace_write_file', { path: 'work/summary.md', content: 'Rivers flow; lakes rest.' }),
+      ],
+    },
+    { text: ['The summary is in work/summary.md.'] },
+  );
+  for (const topic of ['rivers', 'lakes']) {
+    llm.scriptWhen(
+      `[${topic}]`,
+      {
+        toolCalls: [
+          call(`${topic}-w`, 'workspace_write_file', { path: `work/${topic}.md`, content: `${topic} notes` }),
+        ],
+      },
+      {
+        toolCalls: [
+          call(`${topic}-r`, 'task_return', {
+            summary: `${topic} summarized`,
+            artifacts: [{ path: `work/${topic}.md`, kind: 'notes', role: 'facts' }],
+          }),
+        ],
+      },
+    );
+  }
+  await startSession(page, 'research water');
+  await expectReply(page, 'The summary is in work/summary.md.');
+
+  // The root read both results after its await; each child's brief is all it saw.
+  const bodies = lastRootRequest(llm);
+  const afterAwait = bodies.find((b) => b.includes('Delegated Task Results'))!;
+  expect(afterAwait).toContain('rivers summarized');
+  expect(afterAwait).toContain('lakes summarized');
+  const childFirst = bodies.find(
+    (b) => b.includes('# Delegated Task') && b.includes('Find facts about [rivers]'),
+  )!;
+  expect(childFirst).toContain('# Delegated Task');
+  expect(childFirst).not.toContain('research water');
+
+  // The run viewer shows the tasks as a tree under the root, each with its own rounds.
+  await page.locator('a.run-link').last().click();
+  const tree = page.getByRole('region', { name: 'Delegated tasks' });
+  await expect(tree.locator('details[data-task-status="completed"]')).toHaveCount(2);
+  await expect(tree).toContainText('About rivers');
+  await expect(tree).toContainText('About lakes');
+  // A finished child is folded; opened, it shows its own rounds and the result it returned.
+  const rivers = tree.locator('details[data-invocation]', { hasText: 'About rivers' });
+  await rivers.locator(':scope > summary').click();
+  await expect(rivers).toContainText('task_return');
+  await expect(rivers).toContainText('Round 2');
+});
+
+test('Stop while two tasks run cancels every child with the run', async ({ page, llm }) => {
+  await addScriptedConnection(page, llm);
+  await setUpAgents(page);
+  llm.script(
+    { toolCalls: [delegate('d1', 'rivers'), delegate('d2', 'lakes')] },
+    { toolCalls: [call('a1', 'agent_await', { mode: 'allCompleted' })] },
+  );
+  llm.scriptWhen('[rivers]', { fault: 'hang' });
+  llm.scriptWhen('[lakes]', { fault: 'hang' });
+  await startSession(page, 'research water');
+
+  const live = page.getByRole('list', { name: 'Delegated tasks' });
+  await expect(live.locator('li[data-task-status="running"]')).toHaveCount(2);
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden();
+
+  await page.locator('a.run-link').last().click();
+  const tree = page.getByRole('region', { name: 'Delegated tasks' });
+  await expect(tree.locator('details[data-task-status="cancelled"]')).toHaveCount(2);
+  await expect(page.getByText('cancelled', { exact: false }).first()).toBeVisible();
+});
