@@ -34,7 +34,9 @@ async function* replay(turn: ScriptedTurn | undefined, signal: AbortSignal): Asy
   if ('hangAfter' in turn) {
     yield { type: 'text-start', blockId: 't' };
     for (const w of turn.hangAfter.split(' ')) yield { type: 'text-delta', blockId: 't', delta: `${w} ` };
-    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    // A request made after its stop is answered at once, as fetch answers an aborted signal.
+    if (!signal.aborted)
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     yield { type: 'error', error: { code: 'model.cancelled', message: 'cancelled' } };
     return;
   }

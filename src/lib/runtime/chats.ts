@@ -59,7 +59,7 @@ import type { PreparedRun, RunInbox, RunPlan, RunService } from './run-service';
 import { DEFAULT_CONNECTION_KEY, runLock } from './sessions';
 import type { ToolProviders } from './tool-catalog';
 import { invocationSnapshot, rootSnapshot } from './tool-snapshot';
-import type { ChildFactory, PreparedChild } from './delegation';
+import { agentTranscript, resumePoint, type ChildFactory, type PreparedChild } from './delegation';
 import { taskAgentPrompt } from './task-prompt';
 import { ReadState } from '$lib/tools/workspace/read-state';
 import { allProfiles, delegationSurface, findProfile, withDirectory } from './agent-directory';
@@ -627,6 +627,8 @@ export class ChatService {
       parentId: InvocationId,
       brief: string,
       mode: 'subagent' | 'handoff',
+      log: RunLog,
+      resumed?: readonly RunEvent[],
     ): Promise<PreparedChild> => {
       const bound = await connectionFor(profile, ctx.connection, this.deps.connections);
       const model = bound.kind === 'remote' ? bound.model : run.model;
@@ -650,9 +652,7 @@ export class ChatService {
         writable: profile.workspace.writableRoots,
         readOnly: [...READ_ONLY_MOUNTS],
       };
-      const transcript = await WorkspaceTranscript.open(workspace, `${TRANSCRIPT}/${invocationId}`, [
-        { role: 'user', parts: [{ type: 'text', text: brief }] },
-      ]);
+      const transcript = await agentTranscript(workspace, `${TRANSCRIPT}/${invocationId}`, brief, log);
       const own = profile.instructions.agentSystemPrompt;
       return {
         invocation: {
@@ -708,17 +708,16 @@ export class ChatService {
               },
           newId: (prefix) => this.deps.ids.contentId(prefix),
           images: this.deps.images,
-          startRound: 1,
-          unstarted: null,
+          ...resumePoint(invocationId, transcript.messages(), resumed),
         },
       };
     };
     return {
       profile: (id) => findProfile(this.deps.profiles, id),
-      prepare: ({ profile, invocationId, parentId, brief }) =>
-        agent(profile, invocationId, parentId, brief, 'subagent'),
-      prepareHandoff: ({ profile, invocationId, parentId, brief }) =>
-        agent(profile, invocationId, parentId, brief, 'handoff'),
+      prepare: ({ profile, invocationId, parentId, brief, log }) =>
+        agent(profile, invocationId, parentId, brief, 'subagent', log),
+      prepareHandoff: ({ profile, invocationId, parentId, brief, log, resumed }) =>
+        agent(profile, invocationId, parentId, brief, 'handoff', log, resumed),
     };
   }
 

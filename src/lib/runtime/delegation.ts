@@ -26,6 +26,41 @@ import { failure, success, type ToolOutcome } from '$lib/tools/tool';
 import { endInvocation, startInvocation, type Invocation } from './invocation';
 import type { InvocationDeps, InvocationEnd, InvocationScenario } from './invocation-runner';
 import type { RunLog } from './run-recorder';
+import { WorkspaceTranscript } from './transcript';
+import { unstartedCalls } from './resume';
+import type { ModelMessage } from '$lib/domain/model';
+import type { RunEvent } from '$lib/domain/events';
+
+/**
+ * An agent's own conversation (a delegated task's, a handoff's) under `dir`, its brief the first
+ * message, kept as a record so a resumed run finds it again.
+ */
+export async function agentTranscript(
+  workspace: Workspace,
+  dir: string,
+  brief: string,
+  log: RunLog,
+): Promise<WorkspaceTranscript> {
+  const transcript = await WorkspaceTranscript.open(workspace, dir, []);
+  if (transcript.messages().length === 0)
+    await log.step((s) => transcript.add(s, { role: 'user', parts: [{ type: 'text', text: brief }] }));
+  return transcript;
+}
+
+/** Where an agent goes on in a resumed run: after its last round, making the calls it never started. */
+export function resumePoint(
+  invocationId: InvocationId,
+  messages: readonly ModelMessage[],
+  resumed?: readonly RunEvent[],
+): { startRound: number; unstarted: ReturnType<typeof unstartedCalls> } {
+  if (!resumed) return { startRound: 1, unstarted: null };
+  const own = resumed.filter((e) => e.invocationId === invocationId);
+  const last = own.reduce(
+    (n, e) => (e.type === 'model_request_created' ? Math.max(n, e.payload.round) : n),
+    0,
+  );
+  return { startRound: last + 1, unstarted: unstartedCalls(messages, own) };
+}
 
 /** A child ready to run: its invocation (return mode), what it is told, and what it works with. */
 export interface PreparedChild {
@@ -48,6 +83,9 @@ export interface ChildFactory {
     invocationId: InvocationId;
     parentId: InvocationId;
     brief: string;
+    log: RunLog;
+    /** A resumed run's journal: the agent goes on where it stopped. */
+    resumed?: readonly RunEvent[];
   }): Promise<PreparedChild>;
   /** The child invocation of `profile` with `brief` as its first message (runtime.md §2.5). */
   prepare(spec: {
@@ -75,7 +113,8 @@ interface Task {
   workspaceKey: string;
   title: string | null;
   brief: string;
-  profile: ProfileV5;
+  /** Absent for a task a resumed run only remembers (it never runs again). */
+  profile?: ProfileV5;
   status: TaskStatus;
   result?: TaskResult;
   error?: string;
@@ -111,6 +150,62 @@ export class Delegation {
 
   constructor(private readonly deps: DelegationDeps) {
     deps.signal.addEventListener('abort', () => this.cancelAll('the run stopped'), { once: true });
+  }
+
+  /**
+   * A resumed run's tasks, from its journal (runtime.md §1.15): finished ones with what they
+   * returned (read back from their result files); one that was still queued or running when the
+   * tab closed is not run again, and its caller is told its outcome is unknown.
+   */
+  async restore(events: readonly RunEvent[]): Promise<void> {
+    this.#handoffs = events.filter((e) => e.type === 'agent_handoff_accepted').length;
+    for (const e of events) {
+      if (e.type !== 'agent_task_registered') continue;
+      const p = e.payload;
+      this.#tasks.set(p.taskId, {
+        taskId: p.taskId,
+        agentId: p.agentId,
+        callerId: p.callerInvocationId as InvocationId,
+        childId: p.childInvocationId as InvocationId,
+        workspaceKey: p.workspaceKey,
+        title: p.title,
+        brief: '',
+        status: 'queued',
+        seen: false,
+        controller: new AbortController(),
+      });
+    }
+    for (const e of events) {
+      const task =
+        e.type === 'task_return_completed' ||
+        e.type === 'agent_child_invocation_failed' ||
+        e.type === 'agent_task_cancelled'
+          ? this.#tasks.get(e.payload.taskId)
+          : undefined;
+      if (!task) continue;
+      if (e.type === 'task_return_completed') {
+        task.status = e.payload.status;
+        task.result = await this.#readResult(e.payload.resultRef);
+      } else if (e.type === 'agent_child_invocation_failed') {
+        task.status = 'failed';
+        task.error = e.payload.message;
+      } else if (e.type === 'agent_task_cancelled') {
+        task.status = 'cancelled';
+        task.error = e.payload.reason;
+      }
+    }
+    for (const task of this.#tasks.values()) {
+      if (isTerminal(task.status)) continue;
+      const message =
+        'Its outcome is unknown: the page closed while it ran, and a delegated task is not started again. It may have written some files; check them before relying on them.';
+      await this.#settle(task, 'failed', message, (log) =>
+        log.emit({
+          type: 'agent_child_invocation_failed',
+          level: 'warn',
+          payload: { taskId: task.taskId, childInvocationId: task.childId, message },
+        }),
+      );
+    }
   }
 
   /** `agent_delegate` for `caller` (runtime.md §2.2). */
@@ -353,6 +448,8 @@ export class Delegation {
         type: 'agent_task_started',
         payload: { taskId: task.taskId, childInvocationId: task.childId },
       });
+      if (!task.profile)
+        throw new HearthFailure(hearthError('agent.internal_error', 'a remembered task cannot run'));
       const prepared = await this.deps.factory.prepare({
         profile: task.profile,
         invocationId: task.childId,
@@ -430,6 +527,18 @@ export class Delegation {
       this.#waiters.add(check);
       signal.addEventListener('abort', stop, { once: true });
     });
+  }
+
+  async #readResult(raw: string): Promise<TaskResult | undefined> {
+    const path = parseWorkspacePath(raw);
+    if (!path.ok) return undefined;
+    const read = await this.deps.workspace.read(path.value);
+    if (!read.ok) return undefined;
+    try {
+      return (JSON.parse(new TextDecoder().decode(read.value)) as { result?: TaskResult }).result;
+    } catch {
+      return undefined;
+    }
   }
 
   async #write(raw: string, text: string): Promise<void> {

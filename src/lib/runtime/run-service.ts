@@ -1,6 +1,7 @@
 import { hearthError, HearthFailure, type HearthError } from '$lib/domain/errors';
-import { isTerminal, ROOT_INVOCATION, type RunId, type RunRecord } from '$lib/domain/run';
+import { isTerminal, ROOT_INVOCATION, type InvocationId, type RunId, type RunRecord } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
+import type { RunEvent } from '$lib/domain/events';
 import type { Clock, Ids } from '$lib/ports/clock';
 import type { Journal } from '$lib/ports/journal';
 import type { Locks } from '$lib/ports/locks';
@@ -11,7 +12,7 @@ import { ApprovalDesk, type ApprovalAnswer, type ApprovalRequest } from './appro
 import { checkpointer } from './checkpoints';
 import type { CommitRecord } from './control';
 import { GuidanceMailbox } from './guidance';
-import { Delegation, type ChildFactory } from './delegation';
+import { Delegation, type ChildFactory, type Handoff } from './delegation';
 import { endInvocation, startInvocation, type Invocation } from './invocation';
 import {
   runInvocation,
@@ -35,6 +36,8 @@ export interface PreparedRun {
   deps: Omit<InvocationDeps, 'log' | 'approvals' | 'checkpoint' | 'delegation'>;
   /** Runs whose agents may delegate: how a delegated task's agent is prepared. */
   children?: ChildFactory;
+  /** A resumed run's journal: its tasks and handoffs so far (runtime.md §1.15). */
+  resumed?: readonly RunEvent[];
   /** After the invocation completed, the kind's own finishing (a Chat publishes its persist/). */
   finish?: (recorder: RunRecorder) => Promise<void>;
 }
@@ -395,27 +398,37 @@ export class RunService {
               signal: controller.signal,
             })
           : undefined;
-        await startInvocation(log, invocation);
-        let end: InvocationEnd = await runOne(
-          invocation,
-          prepared.scenario,
-          prepared.deps,
-          log,
-          controller.signal,
-          delegation,
-        );
-        await endInvocation(log, invocation, end.kind);
-        // A handoff hands the rest of the run to another agent, in the foreground (runtime.md §2.10).
+        if (prepared.resumed) await delegation?.restore(prepared.resumed);
+        // A run handed off before its tab closed goes on with the agent that held it.
+        const held = prepared.resumed ? heldBy(prepared.resumed) : null;
+        let end: InvocationEnd;
         let holder = invocation;
+        if (held) {
+          end = { kind: 'transferred', to: await resumedHolder(prepared, held) };
+        } else {
+          await startInvocation(log, invocation);
+          end = await runOne(
+            invocation,
+            prepared.scenario,
+            prepared.deps,
+            log,
+            controller.signal,
+            delegation,
+          );
+          await endInvocation(log, invocation, end.kind);
+        }
+        // A handoff hands the rest of the run to another agent, in the foreground (runtime.md §2.10).
         while (end.kind === 'transferred') {
+          const nextLog = recorder.invocation(end.to.invocationId, true);
           const next = await prepared.children!.prepareHandoff!({
             profile: end.to.profile,
             invocationId: end.to.invocationId,
-            parentId: holder.id,
+            parentId: held?.parentId ?? holder.id,
             brief: end.to.brief,
+            log: nextLog,
+            ...(held?.invocationId === end.to.invocationId ? { resumed: prepared.resumed } : {}),
           });
           holder = next.invocation;
-          const nextLog = recorder.invocation(holder.id, true);
           await startInvocation(nextLog, holder);
           end = await runOne(holder, next.scenario, next.deps, nextLog, controller.signal, delegation);
           await endInvocation(nextLog, holder, end.kind);
@@ -513,3 +526,43 @@ const errorOf = (e: unknown): HearthError =>
   e instanceof HearthFailure
     ? e.error
     : hearthError('agent.internal_error', e instanceof Error ? e.message : String(e));
+
+/** The agent a resumed run was handed to and that had not finished, from its journal. */
+function heldBy(
+  events: readonly RunEvent[],
+): { invocationId: InvocationId; agentId: string; parentId: InvocationId } | null {
+  const last = events.findLast((e) => e.type === 'agent_handoff_accepted');
+  if (last?.type !== 'agent_handoff_accepted') return null;
+  const target = last.payload.targetInvocationId;
+  const ended = events.some(
+    (e) =>
+      e.invocationId === target &&
+      (e.type === 'agent_invocation_completed' ||
+        e.type === 'agent_invocation_failed' ||
+        e.type === 'agent_invocation_cancelled' ||
+        e.type === 'agent_invocation_transferred'),
+  );
+  return ended
+    ? null
+    : {
+        invocationId: target as InvocationId,
+        agentId: last.payload.agentId,
+        parentId: last.payload.invocationId as InvocationId,
+      };
+}
+
+/** The handoff a resumed run continues: its agent's profile as runs resolve it, its kept transcript. */
+async function resumedHolder(
+  prepared: PreparedRun,
+  held: { invocationId: InvocationId; agentId: string },
+): Promise<Handoff> {
+  const profile = await prepared.children?.profile(held.agentId);
+  if (!profile || !prepared.children?.prepareHandoff)
+    throw new HearthFailure(
+      hearthError(
+        'agent.resume_refused',
+        `The agent this run was handed to (${held.agentId}) is not there any more.`,
+      ),
+    );
+  return { taskId: '', invocationId: held.invocationId, profile, brief: '' };
+}

@@ -44,8 +44,7 @@ import { taskAgentPrompt } from './task-prompt';
 import type { ToolProviders } from './tool-catalog';
 import { invocationSnapshot, rootSnapshot, type ToolSnapshot } from './tool-snapshot';
 import { allProfiles, delegationSurface, findProfile, withDirectory } from './agent-directory';
-import type { ChildFactory } from './delegation';
-import { WorkspaceTranscript } from './transcript';
+import { agentTranscript, type ChildFactory } from './delegation';
 import { ReadState } from '$lib/tools/workspace/read-state';
 import type { MessageFlags, Transcript } from './transcript';
 
@@ -349,6 +348,7 @@ export class SessionService {
         inlineCharLimit: profile.tools.externalResultInlineCharLimit,
       },
       ...(surface.delegates ? { children: this.#children(run, connection, workspace, roots) } : {}),
+      ...(input.resumed ? { resumed: events } : {}),
     };
   }
 
@@ -367,7 +367,7 @@ export class SessionService {
     const sessionId = (run.target as { sessionId: string }).sessionId;
     return {
       profile: (id) => findProfile(this.deps.profiles, id),
-      prepare: async ({ profile, invocationId, parentId, brief }) => {
+      prepare: async ({ profile, invocationId, parentId, brief, log }) => {
         const bound = await connectionFor(profile, connection, this.deps.connections);
         const model = bound.kind === 'remote' ? bound.model : run.model;
         const snapshot = await invocationSnapshot(
@@ -380,10 +380,11 @@ export class SessionService {
             exitPolicy: 'task_return_required',
           },
         );
-        const transcript = await WorkspaceTranscript.open(
+        const transcript = await agentTranscript(
           workspace,
           `runs/${run.id}/transcript/${invocationId}`,
-          [{ role: 'user', parts: [{ type: 'text', text: brief }] }],
+          brief,
+          log,
         );
         return {
           invocation: {

@@ -5,7 +5,8 @@ import type { RunUpdate } from '$lib/domain/run-update';
 import type { ModelRequest } from '$lib/domain/model';
 import { parseWorkspacePath } from '$lib/domain/workspace-path';
 import { sessionWorkspaceKey } from '$lib/runtime/sessions';
-import { collect, runtimeHarness } from '../../support/runtime-harness';
+import { memoryLocks } from '$lib/adapters/system/locks';
+import { collect, openTab, runtimeHarness } from '../../support/runtime-harness';
 import { routedGateway, type ScriptedTurn } from '../../support/scripted-gateway';
 
 /**
@@ -167,6 +168,8 @@ describe('delegated tasks in a Session', () => {
   });
 
   it('brings results the caller did not await after its next tool turn, and the brief says everything', async () => {
+    let returned!: () => void;
+    const childDone = new Promise<void>((r) => (returned = r));
     const { h, model, sessionId } = await delegatingSession({
       root: [
         calls(
@@ -176,13 +179,15 @@ describe('delegated tasks in a Session', () => {
             deadline: 'today',
           }),
         ),
-        call('l1', 'workspace_list_files', {}),
+        // The root's second turn waits until the task has returned, so its tool turn ends after it.
+        { until: childDone, then: call('l1', 'workspace_list_files', {}) },
         call('l2', 'workspace_list_files', {}),
         { text: 'Done.' },
       ],
       '[solo]': researcher('solo', 'Solo done.'),
     });
-    await collect(h.service.send(sessionId, 'go'));
+    for await (const u of h.service.send(sessionId, 'go'))
+      if (u.type === 'event' && u.event.type === 'task_return_completed') returned();
     const root = model.requests.get('root')!;
     const injected = root
       .map(lastUserText)
@@ -275,6 +280,48 @@ describe('delegated tasks in a Session', () => {
     expect(toolResultText(results, 'w3')!.content).toContain('Returned.');
     const child = model.requests.get('[ok]')!.at(-1)!;
     expect(toolResultText(child, 'ok-bad')!.content).toContain('outside the visible workspace');
+  });
+
+  it('resumes after the tab closed: a finished child keeps its result, an unfinished one is reported unknown', async () => {
+    const { h, model, sessionId } = await delegatingSession({
+      root: [
+        calls(delegate('d1', '[done]'), delegate('d2', '[slow]')),
+        call('a1', 'agent_await', { mode: 'allCompleted', timeoutMs: 300_000 }),
+        // In the tab that resumes:
+        call('l1', 'workspace_list_files', {}),
+        { text: 'Resumed.' },
+      ],
+      '[done]': researcher('done', 'Done fine.'),
+      '[slow]': [{ hangAfter: 'working slowly' }],
+    });
+    // Tab A waits for both tasks, then its page goes away.
+    const tabA = openTab({ ...h.deps, locks: memoryLocks() });
+    let runId: string | null = null;
+    const waiting = new Promise<void>((resolve) => {
+      void (async () => {
+        for await (const u of tabA.service.send(sessionId, 'go')) {
+          if (u.type === 'run') runId = u.run.id;
+          if (u.type === 'event' && u.event.type === 'task_return_completed') resolve();
+        }
+      })();
+    });
+    await waiting;
+    const tabB = openTab(h.deps);
+    await tabB.recoverInterrupted();
+    expect((await h.runs.get(runId!))?.status).toBe('interrupted');
+
+    const resumed = await collect(tabB.runService.resume(runId! as never));
+    expect(ofType(resumed, 'run_completed')).toHaveLength(1);
+    expect(ofType(resumed, 'agent_child_invocation_failed').map((e) => e.payload.message)).toEqual([
+      expect.stringContaining('Its outcome is unknown'),
+    ]);
+    // No child ran again; the root reads both outcomes after its next tool turn.
+    expect(model.requests.get('[done]')).toHaveLength(2);
+    expect(model.requests.get('[slow]')).toHaveLength(1);
+    const root = model.requests.get('root')!;
+    const injected = root.map(lastUserText).find((t) => t.includes('Results of tasks you delegated'));
+    expect(injected).toContain('Done fine.');
+    expect(injected).toContain('Its outcome is unknown');
   });
 
   it('Stop cancels every child with the run', async () => {
