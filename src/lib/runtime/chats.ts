@@ -598,6 +598,7 @@ export class ChatService {
       ...(surface.directory
         ? { children: this.#children(recorder, inbox, { ...ctx, ledger, publisher }) }
         : {}),
+      ...(ctx.resumed ? { resumed: events } : {}),
     };
   }
 

@@ -2,6 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '$lib/domain/events';
 import { defaultWriterProfile, type ProfileV5 } from '$lib/domain/profile';
 import type { RunUpdate } from '$lib/domain/run-update';
+import { memoryLocks } from '$lib/adapters/system/locks';
+import { randomIds, systemClock } from '$lib/adapters/system/clock';
+import type { RunId } from '$lib/domain/run';
+import { ChatService } from '$lib/runtime/chats';
+import { RunService } from '$lib/runtime/run-service';
+import { runLock } from '$lib/runtime/sessions';
 import { collect } from '../../support/runtime-harness';
 import { chatHarness } from '../../support/chat-harness';
 import { routedGateway, type ScriptedTurn } from '../../support/scripted-gateway';
@@ -137,5 +143,58 @@ describe('handoff in a Chat', () => {
     expect(ofType(updates, 'run_completed')).toHaveLength(1);
     expect((await service.get(chatId)).messages.at(-1)).toMatchObject({ mes: 'Finally.' });
     expect(model.remaining('[bounce]')).toBe(0);
+  });
+
+  it('a run handed off before its tab closed resumes with the agent that held it', async () => {
+    let planner!: () => void;
+    const handedOff = new Promise<void>((r) => (planner = r));
+    const { service, model, chatId, deps, runService } = await chatWith({
+      root: [handoff('h1', '[resume]')],
+      '[resume]': [
+        // In the tab that closes, the writer starts a turn that never answers.
+        { hangAfter: 'thinking' },
+        call('w1', 'workspace_write_file', { path: 'output/main.md', content: 'Resumed reply.' }),
+        call('c1', 'workspace_commit', { path: 'output/main.md', finish: true }),
+      ],
+    });
+    // Tab A: its own locks, so the run looks abandoned to the tab that recovers it.
+    const tabA = new ChatService({
+      ...deps,
+      locks: memoryLocks(),
+      service: new RunService({
+        runs: deps.runs,
+        journal: deps.journal,
+        locks: memoryLocks(),
+        clock: systemClock,
+        ids: randomIds,
+      }),
+    });
+    let runId: RunId | null = null;
+    void (async () => {
+      for await (const u of tabA.send(chatId, 'Hello')) {
+        if (u.type === 'run') runId = u.run.id;
+        if (
+          u.type === 'event' &&
+          u.event.type === 'model_request_created' &&
+          u.event.invocationId !== 'inv_root'
+        )
+          planner();
+      }
+    })();
+    await handedOff;
+    await runService.recoverInterrupted((run) => runLock(run.target));
+    expect((await deps.runs.get(runId!))?.status).toBe('interrupted');
+
+    const resumed = await collect(runService.resume(runId!));
+    expect(ofType(resumed, 'run_completed')).toHaveLength(1);
+    // The planner did not run again; the writer went on from its own transcript and committed.
+    expect(model.requests.get('root')).toHaveLength(1);
+    const writer = model.requests.get('[resume]')!;
+    expect(writer).toHaveLength(3);
+    expect(JSON.stringify(writer[1]!.messages)).toContain('# Handoff Brief');
+    expect((await service.get(chatId)).messages.at(-1)).toMatchObject({
+      mes: 'Resumed reply.',
+      extra: { hearth: { profileId: 'writer' } },
+    });
   });
 });
