@@ -111,6 +111,8 @@ describe('handoff in a Chat', () => {
     const { service, model, chatId } = await chatWith(
       {
         root: [
+          call('x1', 'agent_handoff', { agentId: 'nobody', handoff: { objective: 'x' } }),
+          call('x2', 'agent_handoff', { agentId: 'planner', handoff: { objective: 'x' } }),
           call('d1', 'agent_delegate', { agentId: 'writer', task: { objective: 'Draft notes [notes].' } }),
           handoff('h1', '[never]'),
           call('a1', 'agent_await', { mode: 'allCompleted' }),
@@ -135,6 +137,8 @@ describe('handoff in a Chat', () => {
         release();
     }
     const failed = ofType(updates, 'tool_call_failed').map((e) => [e.payload.callId, e.payload.errorCode]);
+    expect(failed).toContainEqual(['x1', 'agent.target_profile_not_found']);
+    expect(failed).toContainEqual(['x2', 'agent.handoff_policy_denied']);
     expect(failed).toContainEqual(['h1', 'agent.handoff_pending_tasks']);
     expect(failed).toContainEqual(['b7', 'agent.handoff_depth_exhausted']);
     expect(ofType(updates, 'agent_handoff_accepted').map((e) => e.payload.depth)).toEqual([
