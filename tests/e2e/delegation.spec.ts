@@ -105,6 +105,10 @@ test('a Session agent delegates two research tasks, awaits both, and writes a su
   await rivers.locator(':scope > summary').click();
   await expect(rivers).toContainText('task_return');
   await expect(rivers).toContainText('Round 2');
+  // Its result document opens from the run's own records.
+  await rivers.locator('summary', { hasText: 'Task result' }).click();
+  await expect(rivers).toContainText('tauritavern.agentTaskResult');
+  await expect(rivers).toContainText('rivers summarized');
 });
 
 test('Stop while two tasks run cancels every child with the run', async ({ page, llm }) => {

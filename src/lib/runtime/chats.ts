@@ -714,6 +714,7 @@ export class ChatService {
       };
     };
     return {
+      resultsDir: '',
       profile: (id) => findProfile(this.deps.profiles, id),
       prepare: ({ profile, invocationId, parentId, brief, log }) =>
         agent(profile, invocationId, parentId, brief, 'subagent', log),

@@ -72,6 +72,11 @@ export interface PreparedChild {
 
 /** What a run's kind provides so its agents can delegate (Sessions, Chats). */
 export interface ChildFactory {
+  /**
+   * Where task results are written (`agent-results/`, `summaries/` below it): a Chat run's own
+   * workspace (`''`), or a Session run's folder (`runs/<id>/`) in the session's shared workspace.
+   */
+  resultsDir: string;
   /** A profile by id as runs resolve it, or undefined. */
   profile(id: string): Promise<ProfileV5 | undefined>;
   /**
@@ -377,8 +382,9 @@ export class Delegation {
         'agent.task_already_finished',
         `Task ${task.taskId} has already ended (${task.status}).`,
       );
-    const resultPath = `agent-results/${child.id}.json`;
-    const summaryPath = `summaries/${task.workspaceKey}-result.md`;
+    const dir = this.deps.factory.resultsDir;
+    const resultPath = `${dir}agent-results/${child.id}.json`;
+    const summaryPath = `${dir}summaries/${task.workspaceKey}-result.md`;
     const document = {
       schemaVersion: 1,
       kind: 'tauritavern.agentTaskResult',

@@ -366,6 +366,7 @@ export class SessionService {
   ): ChildFactory {
     const sessionId = (run.target as { sessionId: string }).sessionId;
     return {
+      resultsDir: `runs/${run.id}/`,
       profile: (id) => findProfile(this.deps.profiles, id),
       prepare: async ({ profile, invocationId, parentId, brief, log }) => {
         const bound = await connectionFor(profile, connection, this.deps.connections);

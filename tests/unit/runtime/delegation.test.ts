@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '$lib/domain/events';
 import { defaultWriterProfile, sessionProfile, type ProfileV5 } from '$lib/domain/profile';
+import type { RunId } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
 import type { ModelRequest } from '$lib/domain/model';
 import { parseWorkspacePath } from '$lib/domain/workspace-path';
@@ -148,7 +149,8 @@ describe('delegated tasks in a Session', () => {
       return r.ok ? new TextDecoder().decode(r.value) : null;
     };
     const child = registered[0]!.payload.childInvocationId;
-    const document = JSON.parse((await read(`agent-results/${child}.json`))!);
+    const runId = all[0]!.runId;
+    const document = JSON.parse((await read(`runs/${runId}/agent-results/${child}.json`))!);
     expect(document).toMatchObject({
       schemaVersion: 1,
       kind: 'tauritavern.agentTaskResult',
@@ -160,7 +162,7 @@ describe('delegated tasks in a Session', () => {
         workspaceKey: 'researcher',
       },
     });
-    expect(await read('summaries/researcher-result.md')).toContain('Alpha is fine.');
+    expect(await read(`runs/${runId}/summaries/researcher-result.md`)).toContain('Alpha is fine.');
     expect(await read('work/alpha.md')).toBe('notes on alpha');
     // A child's events carry its own invocation id; its rounds are its own.
     const childRounds = all.filter((e) => e.type === 'model_request_created' && e.invocationId === child);
@@ -296,7 +298,7 @@ describe('delegated tasks in a Session', () => {
     });
     // Tab A waits for both tasks, then its page goes away.
     const tabA = openTab({ ...h.deps, locks: memoryLocks() });
-    let runId: string | null = null;
+    let runId: RunId | null = null;
     const waiting = new Promise<void>((resolve) => {
       void (async () => {
         for await (const u of tabA.service.send(sessionId, 'go')) {
@@ -310,7 +312,7 @@ describe('delegated tasks in a Session', () => {
     await tabB.recoverInterrupted();
     expect((await h.runs.get(runId!))?.status).toBe('interrupted');
 
-    const resumed = await collect(tabB.runService.resume(runId! as never));
+    const resumed = await collect(tabB.runService.resume(runId!));
     expect(ofType(resumed, 'run_completed')).toHaveLength(1);
     expect(ofType(resumed, 'agent_child_invocation_failed').map((e) => e.payload.message)).toEqual([
       expect.stringContaining('Its outcome is unknown'),
