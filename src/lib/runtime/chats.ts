@@ -716,8 +716,8 @@ export class ChatService {
     return {
       resultsDir: '',
       profile: (id) => findProfile(this.deps.profiles, id),
-      prepare: ({ profile, invocationId, parentId, brief, log }) =>
-        agent(profile, invocationId, parentId, brief, 'subagent', log),
+      prepare: ({ profile, invocationId, parentId, brief, log, resumed }) =>
+        agent(profile, invocationId, parentId, brief, 'subagent', log, resumed),
       prepareHandoff: ({ profile, invocationId, parentId, brief, log, resumed }) =>
         agent(profile, invocationId, parentId, brief, 'handoff', log, resumed),
     };

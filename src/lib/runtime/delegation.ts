@@ -99,6 +99,8 @@ export interface ChildFactory {
     parentId: InvocationId;
     brief: string;
     log: RunLog;
+    /** A resumed run's journal: the child goes on where it stopped. */
+    resumed?: readonly RunEvent[];
   }): Promise<PreparedChild>;
 }
 
@@ -152,6 +154,8 @@ export class Delegation {
   readonly #tasks = new Map<string, Task>();
   readonly #waiters = new Set<() => void>();
   #handoffs = 0;
+  /** A resumed run's journal, for the children it continues. */
+  #resumed: readonly RunEvent[] | undefined;
 
   constructor(private readonly deps: DelegationDeps) {
     deps.signal.addEventListener('abort', () => this.cancelAll('the run stopped'), { once: true });
@@ -159,8 +163,8 @@ export class Delegation {
 
   /**
    * A resumed run's tasks, from its journal (runtime.md §1.15): finished ones with what they
-   * returned (read back from their result files); one that was still queued or running when the
-   * tab closed is not run again, and its caller is told its outcome is unknown.
+   * returned (read back from their result files); one still queued or running when the tab
+   * closed goes on from its own transcript, without repeating what it had confirmed.
    */
   async restore(events: readonly RunEvent[]): Promise<void> {
     this.#handoffs = events.filter((e) => e.type === 'agent_handoff_accepted').length;
@@ -199,18 +203,28 @@ export class Delegation {
         task.error = e.payload.reason;
       }
     }
+    // An unfinished task goes on where its agent stopped (calls it had started without a result
+    // are shown to it as of unknown outcome); one whose agent is gone fails with why.
+    this.#resumed = events;
+    const callers = new Set<InvocationId>();
     for (const task of this.#tasks.values()) {
       if (isTerminal(task.status)) continue;
-      const message =
-        'Its outcome is unknown: the page closed while it ran, and a delegated task is not started again. It may have written some files; check them before relying on them.';
-      await this.#settle(task, 'failed', message, (log) =>
-        log.emit({
-          type: 'agent_child_invocation_failed',
-          level: 'warn',
-          payload: { taskId: task.taskId, childInvocationId: task.childId, message },
-        }),
-      );
+      task.profile = await this.deps.factory.profile(task.agentId);
+      if (!task.profile) {
+        const message = `The agent ${task.agentId} is not there any more, so this task was not resumed.`;
+        await this.#settle(task, 'failed', message, (log) =>
+          log.emit({
+            type: 'agent_child_invocation_failed',
+            level: 'warn',
+            payload: { taskId: task.taskId, childInvocationId: task.childId, message },
+          }),
+        );
+        continue;
+      }
+      task.status = 'queued';
+      callers.add(task.callerId);
     }
+    for (const caller of callers) this.#schedule(caller);
   }
 
   /** `agent_delegate` for `caller` (runtime.md §2.2). */
@@ -462,6 +476,7 @@ export class Delegation {
         parentId: task.callerId,
         brief: task.brief,
         log,
+        ...(this.#resumed ? { resumed: this.#resumed } : {}),
       });
       invocation = prepared.invocation;
       await startInvocation(log, invocation);

@@ -44,7 +44,7 @@ import { taskAgentPrompt } from './task-prompt';
 import type { ToolProviders } from './tool-catalog';
 import { invocationSnapshot, rootSnapshot, type ToolSnapshot } from './tool-snapshot';
 import { allProfiles, delegationSurface, findProfile, withDirectory } from './agent-directory';
-import { agentTranscript, type ChildFactory } from './delegation';
+import { agentTranscript, resumePoint, type ChildFactory } from './delegation';
 import { ReadState } from '$lib/tools/workspace/read-state';
 import type { MessageFlags, Transcript } from './transcript';
 
@@ -368,7 +368,7 @@ export class SessionService {
     return {
       resultsDir: `runs/${run.id}/`,
       profile: (id) => findProfile(this.deps.profiles, id),
-      prepare: async ({ profile, invocationId, parentId, brief, log }) => {
+      prepare: async ({ profile, invocationId, parentId, brief, log, resumed }) => {
         const bound = await connectionFor(profile, connection, this.deps.connections);
         const model = bound.kind === 'remote' ? bound.model : run.model;
         const snapshot = await invocationSnapshot(
@@ -421,8 +421,7 @@ export class SessionService {
             control: { ledger: [], foregroundCommitRequired: false, messageBodyPath: 'work/main.md' },
             newId: (prefix) => this.deps.ids.contentId(prefix),
             images: this.deps.images,
-            startRound: 1,
-            unstarted: null,
+            ...resumePoint(invocationId, transcript.messages(), resumed),
             inlineCharLimit: profile.tools.externalResultInlineCharLimit,
           },
         };

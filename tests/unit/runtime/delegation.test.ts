@@ -284,26 +284,41 @@ describe('delegated tasks in a Session', () => {
     expect(toolResultText(child, 'ok-bad')!.content).toContain('outside the visible workspace');
   });
 
-  it('resumes after the tab closed: a finished child keeps its result, an unfinished one is reported unknown', async () => {
+  it('resumes after the tab closed: a finished child keeps its result, an unfinished one goes on where it stopped', async () => {
     const { h, model, sessionId } = await delegatingSession({
       root: [
         calls(delegate('d1', '[done]'), delegate('d2', '[slow]')),
         call('a1', 'agent_await', { mode: 'allCompleted', timeoutMs: 300_000 }),
-        // In the tab that resumes:
-        call('l1', 'workspace_list_files', {}),
+        // In the tab that resumes: the first await's outcome is unknown, so it waits again.
+        call('a2', 'agent_await', { mode: 'allCompleted' }),
         { text: 'Resumed.' },
       ],
       '[done]': researcher('done', 'Done fine.'),
-      '[slow]': [{ hangAfter: 'working slowly' }],
+      '[slow]': [
+        call('slow-w', 'workspace_write_file', { path: 'work/slow.md', content: 'half' }),
+        // The tab closes while this turn streams; the resumed child asks again.
+        { hangAfter: 'working slowly' },
+        call('slow-r', 'task_return', { summary: 'Slow done after resume.' }),
+      ],
     });
     // Tab A waits for both tasks, then its page goes away.
     const tabA = openTab({ ...h.deps, locks: memoryLocks() });
     let runId: RunId | null = null;
     const waiting = new Promise<void>((resolve) => {
       void (async () => {
+        let returned = false;
+        // Both children have made their second request: [done]'s answered, [slow]'s hanging.
+        let childRequests = 0;
         for await (const u of tabA.service.send(sessionId, 'go')) {
           if (u.type === 'run') runId = u.run.id;
-          if (u.type === 'event' && u.event.type === 'task_return_completed') resolve();
+          if (u.type === 'event' && u.event.type === 'task_return_completed') returned = true;
+          if (
+            u.type === 'event' &&
+            u.event.type === 'model_request_created' &&
+            u.event.invocationId !== 'inv_root'
+          )
+            childRequests++;
+          if (returned && childRequests === 4) resolve();
         }
       })();
     });
@@ -314,16 +329,16 @@ describe('delegated tasks in a Session', () => {
 
     const resumed = await collect(tabB.runService.resume(runId!));
     expect(ofType(resumed, 'run_completed')).toHaveLength(1);
-    expect(ofType(resumed, 'agent_child_invocation_failed').map((e) => e.payload.message)).toEqual([
-      expect.stringContaining('Its outcome is unknown'),
-    ]);
-    // No child ran again; the root reads both outcomes after its next tool turn.
+    expect(ofType(resumed, 'agent_child_invocation_failed')).toEqual([]);
+    // The finished child did not run again; the slow one went on after its write (not repeated).
     expect(model.requests.get('[done]')).toHaveLength(2);
-    expect(model.requests.get('[slow]')).toHaveLength(1);
+    const slow = model.requests.get('[slow]')!;
+    expect(slow).toHaveLength(3);
+    expect(ofType(resumed, 'workspace_file_written')).toEqual([]);
     const root = model.requests.get('root')!;
-    const injected = root.map(lastUserText).find((t) => t.includes('Results of tasks you delegated'));
-    expect(injected).toContain('Done fine.');
-    expect(injected).toContain('Its outcome is unknown');
+    const awaited = toolResultText(root.at(-1)!, 'a2')!.content;
+    expect(awaited).toContain('Done fine.');
+    expect(awaited).toContain('Slow done after resume.');
   });
 
   it('Stop cancels every child with the run', async () => {
