@@ -40,6 +40,7 @@ const researcher = (marker: string, summary: string): ScriptedTurn[] => [
     summary,
     confidence: 'high',
     artifacts: [{ path: `work/${marker}.md`, kind: 'notes', role: 'findings' }],
+    findings: [{ claim: `${marker} exists`, source: `work/${marker}.md` }],
     warnings: [`check ${marker} again`],
   }),
 ];
@@ -130,6 +131,7 @@ describe('delegated tasks in a Session', () => {
       expect(awaited.content).toContain(`${name} is fine.`);
     expect(awaited.content).toContain('`work/alpha.md` (notes, findings)');
     expect(awaited.content).toContain('check delta again');
+    expect(awaited.content).toContain('- **claim**: gamma exists');
     expect(awaited.content).toContain('## Continue Current Agent Flow');
 
     // Each child wrote its result files; the workspace keys are researcher, researcher-002, ….
@@ -248,6 +250,30 @@ describe('delegated tasks in a Session', () => {
     expect(all.findIndex((e) => e.type === 'agent_task_cancelled')).toBeLessThan(
       all.findIndex((e) => e.type === 'run_completed'),
     );
+  });
+
+  it('nextCompleted returns when one selected task ends, the others still running', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const { h, model, sessionId } = await delegatingSession({
+      root: [
+        calls(delegate('d1', '[quick]'), delegate('d2', '[held]')),
+        call('n1', 'agent_await', {}),
+        call('n2', 'agent_await', { mode: 'nextCompleted' }),
+        { text: 'Both done.' },
+      ],
+      '[quick]': researcher('quick', 'Quick is done.'),
+      '[held]': [{ until: held, then: call('held-r', 'task_return', { summary: 'Held is done.' }) }],
+    });
+    for await (const u of h.service.send(sessionId, 'go'))
+      if (u.type === 'event' && u.event.type === 'tool_call_completed' && u.event.payload.callId === 'n1')
+        release();
+    const root = model.requests.get('root')!;
+    const first = toolResultText(root[2]!, 'n1')!.content;
+    expect(first).toContain('Quick is done.');
+    expect(first).toMatch(/### researcher - running/);
+    // The next wait returns with the task that ended since, not the one already read.
+    expect(toolResultText(root[3]!, 'n2')!.content).toContain('Held is done.');
   });
 
   it('refuses what the spec refuses, as errors the caller reads', async () => {
