@@ -10,30 +10,24 @@ import { addScriptedConnection, expect, expectReply, startSession, test } from '
 
 const call = (id: string, name: string, args: object) => ({ id, name, arguments: [JSON.stringify(args)] });
 
-/** The Session profile may delegate; a Researcher profile takes delegated tasks. */
+/** The Session profile may delegate; a Researcher profile takes delegated tasks (the page's API). */
 async function setUpAgents(page: Page): Promise<void> {
   await page.goto('./');
+  await page.waitForFunction(() => window.hearth !== undefined);
   await page.evaluate(async () => {
-    type Profile = {
-      id: string;
-      delegation: Record<string, unknown>;
-      tools: { allow: string[] };
-    };
-    const hearth = (
-      window as unknown as { hearth: { profiles: Record<string, (...a: unknown[]) => Promise<unknown>> } }
-    ).hearth.profiles;
-    const { profile: session } = (await hearth.get!('session')) as { profile: Profile };
+    const { profiles } = window.hearth;
+    const { profile: session } = await profiles.get('session');
     session.delegation.canDelegate = true;
     session.tools.allow.push('builtin:agent.delegate', 'builtin:agent.await');
-    await hearth.save!(session, 'session');
-    const researcher = (await hearth.create!('Researcher')) as Profile;
+    await profiles.save(session, 'session');
+    const researcher = await profiles.create('Researcher');
     researcher.delegation = {
       ...researcher.delegation,
       callable: true,
       allowAsSubagent: true,
       descriptionForAgents: 'Researches one question and writes notes under work/.',
     };
-    await hearth.save!(researcher, researcher.id);
+    await profiles.save(researcher, researcher.id);
   });
 }
 

@@ -1,9 +1,15 @@
+import type { RunEvent } from '$lib/domain/events';
+import type { JsonObject } from '$lib/domain/json';
+import { isJsonObject } from '$lib/domain/json';
 import type { RunRecord } from '$lib/domain/run';
 import type { ChatMessageRow, LorebookSummary } from '$lib/worker/protocol';
+import type { StreamingToolCall } from '../run/streaming-turn';
+import { objectiveOf } from '../session/delegated-tasks';
 
 /**
  * Pure rules of the chat page: which messages can be swiped and what a swipe control does, which
- * run wrote a message, what a failed run offers, and how the chat list previews a chat.
+ * run and which agent wrote a message, what the live run shows of handoffs and delegated tasks,
+ * what a failed run offers, and how the chat list previews a chat.
  */
 
 type Message = Pick<ChatMessageRow, 'index' | 'isUser' | 'isSystem' | 'swipes' | 'swipeId' | 'extra'>;
@@ -52,12 +58,65 @@ const hearthOf = (extra: unknown): Record<string, unknown> | null => {
     : null;
 };
 
-/** The run that wrote the shown swipe (`extra.hearth.runId` of the swipe, else of the message). */
-export function runIdOf(m: Message): string | null {
-  const fromSwipe = hearthOf(m.swipes[m.swipeId]?.extra)?.runId;
+/** A string of the shown swipe's `extra.hearth`, else of the message's (null: neither has one). */
+function hearthString(m: Message, key: 'runId' | 'profileId'): string | null {
+  const fromSwipe = hearthOf(m.swipes[m.swipeId]?.extra)?.[key];
   if (typeof fromSwipe === 'string' && fromSwipe) return fromSwipe;
-  const fromMessage = hearthOf(m.extra)?.runId;
+  const fromMessage = hearthOf(m.extra)?.[key];
   return typeof fromMessage === 'string' && fromMessage ? fromMessage : null;
+}
+
+/** The run that wrote the shown swipe (`extra.hearth.runId` of the swipe, else of the message). */
+export const runIdOf = (m: Message): string | null => hearthString(m, 'runId');
+
+/**
+ * The agent profile that wrote the shown swipe (`extra.hearth.profileId`, as `runIdOf`), when it is
+ * not the chat's own profile: the run was handed to another agent. Null for the person's and
+ * system messages, for replies the chat's profile wrote, and for messages that do not say (an
+ * imported chat's).
+ */
+export function writtenBy(m: Message, chatProfileId: string): string | null {
+  if (!isAssistant(m)) return null;
+  const profileId = hearthString(m, 'profileId');
+  return profileId && profileId !== chatProfileId ? profileId : null;
+}
+
+/** The agent the live run was last handed to (`agent_handoff_accepted`). */
+export interface LiveHandoff {
+  agentId: string;
+  /** Handoffs in the run so far, this one included. */
+  depth: number;
+}
+
+/** The live run's last handoff after one more of its events (the same value when it tells none). */
+export function foldHandoff(state: LiveHandoff | null, e: RunEvent): LiveHandoff | null {
+  if (e.type !== 'agent_handoff_accepted') return state;
+  return { agentId: e.payload.agentId, depth: e.payload.depth };
+}
+
+/** The line the live area shows once the run changed speaker; empty before any handoff. */
+export const handoffLine = (handoff: LiveHandoff | null): string =>
+  handoff ? `Handed to ${handoff.agentId}` : '';
+
+/**
+ * The arguments of streamed tool calls that delegate a task (they name an objective), by call id.
+ * A Chat run's page sees its calls only as streamed; calls still streaming (arguments not yet
+ * whole JSON) and other calls are left out.
+ */
+export function delegateInputs(
+  calls: readonly Pick<StreamingToolCall, 'callId' | 'argumentsPreview'>[],
+): Record<string, JsonObject> {
+  return Object.fromEntries(
+    calls.flatMap((call) => {
+      let input: unknown;
+      try {
+        input = JSON.parse(call.argumentsPreview);
+      } catch {
+        return [];
+      }
+      return isJsonObject(input) && objectiveOf(input) ? [[call.callId, input] as const] : [];
+    }),
+  );
 }
 
 /** The chat's most recent run (by creation), if any. */

@@ -1,5 +1,6 @@
 import type { HearthClient } from '$lib/client/hearth';
 import type { HearthError } from '$lib/domain/errors';
+import type { JsonObject } from '$lib/domain/json';
 import type { ImageRef } from '$lib/domain/model';
 import { isTerminal, type RunId, type RunRecord } from '$lib/domain/run';
 import type { EngineProgress, RunUpdate } from '$lib/domain/run-update';
@@ -8,6 +9,14 @@ import { describeError } from '../errors';
 import { ACTIVATION_PATH, asActivation } from '../run/activation-view';
 import { applyStreamPart, emptyTurn, type StreamingTurn } from '../run/streaming-turn';
 import { foldApprovals, type PendingApprovalView } from '../run/timeline';
+import {
+  DELEGATE_TOOL,
+  delegatedTaskItems,
+  foldDelegation,
+  NO_DELEGATION,
+  type DelegationProgress,
+} from '../session/delegated-tasks';
+import { delegateInputs, foldHandoff, type LiveHandoff } from './chat-model';
 
 /** What a message's badge shows of its run's lore activation. */
 export interface LoreSummary {
@@ -38,9 +47,19 @@ export class ChatState {
   now = $state(Date.now());
   /** Calls of the live run waiting for the person's approval. */
   approvals = $state.raw<PendingApprovalView[]>([]);
+  /** The live run's delegated tasks, folded from its events. */
+  delegation = $state.raw<DelegationProgress>(NO_DELEGATION);
+  /** The agent the live run was last handed to, if it was. */
+  handoff = $state.raw<LiveHandoff | null>(null);
+  /** Arguments of the live run's streamed `agent_delegate` calls (the objective names a task). */
+  delegateCalls = $state.raw<Readonly<Record<string, JsonObject>>>({});
 
   readonly activeRun = $derived(this.runs.find((r) => !isTerminal(r.status)) ?? null);
   readonly busy = $derived(this.activeRun !== null);
+  /** What the chat page lists of the live run's delegated tasks. */
+  readonly delegatedTasks = $derived(
+    delegatedTaskItems(this.delegation, (callId) => this.delegateCalls[callId]),
+  );
 
   #ticker: ReturnType<typeof setInterval> | null = null;
   // A cache of pending reads, not state: nothing renders from it.
@@ -204,7 +223,7 @@ export class ChatState {
         this.#put(update.message);
         if (update.message.isUser) this.outgoing = null;
         // The committed reply replaces the working preview.
-        else this.streaming = null;
+        else this.#endTurn();
         break;
       case 'round-reset':
         this.streaming = null;
@@ -215,9 +234,16 @@ export class ChatState {
       case 'engine-progress':
         this.engineProgress = update.progress.done ? null : update.progress;
         break;
-      case 'event':
-        this.approvals = foldApprovals(this.approvals, update.event);
+      case 'event': {
+        const e = update.event;
+        // The call's arguments are whole once it is requested; its task registers next.
+        if (e.type === 'tool_call_requested' && e.payload.name === DELEGATE_TOOL && this.streaming)
+          this.#keepDelegateCalls(this.streaming);
+        this.approvals = foldApprovals(this.approvals, e);
+        this.delegation = foldDelegation(this.delegation, e);
+        this.handoff = foldHandoff(this.handoff, e);
         break;
+      }
       case 'message':
         break;
     }
@@ -270,6 +296,9 @@ export class ChatState {
       this.streaming = null;
       this.engineProgress = null;
       this.approvals = [];
+      this.delegation = NO_DELEGATION;
+      this.handoff = null;
+      this.delegateCalls = {};
       this.streamingRunId = null;
       if (this.#ticker && !this.busy) {
         clearInterval(this.#ticker);
@@ -289,7 +318,21 @@ export class ChatState {
 
   #applyPart({ round, part }: Extract<RunUpdate, { type: 'part' }>): void {
     // Each round's working output replaces the last one's (the run view keeps them all).
-    if (this.streaming?.round !== round) this.streaming = emptyTurn(round);
+    if (this.streaming?.round !== round) {
+      this.#endTurn();
+      this.streaming = emptyTurn(round);
+    }
     applyStreamPart(this.streaming, part);
+  }
+
+  /** Clears the working preview, keeping the delegate calls it streamed (they name tasks). */
+  #endTurn(): void {
+    if (this.streaming) this.#keepDelegateCalls(this.streaming);
+    this.streaming = null;
+  }
+
+  #keepDelegateCalls(turn: StreamingTurn): void {
+    const found = delegateInputs(turn.toolCalls);
+    if (Object.keys(found).length) this.delegateCalls = { ...this.delegateCalls, ...found };
   }
 }

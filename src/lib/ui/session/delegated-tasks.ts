@@ -26,7 +26,8 @@ export interface DelegationProgress {
 
 export const NO_DELEGATION: DelegationProgress = { tasks: [], openCalls: [] };
 
-const DELEGATE_TOOL = 'agent.delegate';
+/** The native name of the tool that delegates a task. */
+export const DELEGATE_TOOL = 'agent.delegate';
 
 const update = (
   state: DelegationProgress,
@@ -101,7 +102,7 @@ export function foldDelegation(state: DelegationProgress, e: RunEvent): Delegati
   }
 }
 
-/** A task as the Session page lists it. */
+/** A task as the Session and Chat pages list it. */
 export interface DelegatedTaskItem {
   taskId: string;
   agentId: string;
@@ -135,9 +136,10 @@ export function objectiveOf(input: JsonObject | undefined): string | null {
 }
 
 /**
- * The list the Session page shows while its run has delegated tasks. `callInput` gives the
- * arguments of the caller's `agent_delegate` call (from the session's messages): a task without
- * a title is named by its objective's first words, or "Task" when there is neither.
+ * The list the Session and Chat pages show while their run has delegated tasks. `callInput` gives
+ * the arguments of the caller's `agent_delegate` call (from the session's messages, or a chat
+ * run's streamed calls): a task without a title is named by its objective's first words, or
+ * "Task" when there is neither.
  */
 export function delegatedTaskItems(
   state: DelegationProgress,
