@@ -1,6 +1,6 @@
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { looksLikeZip, readArchive } from '$lib/adapters/packages/archive';
+import { looksLikeZip, readArchive, readCentralDirectory } from '$lib/adapters/packages/archive';
 import type { PackageLimits } from '$lib/domain/package-files';
 
 const limits: PackageLimits = {
@@ -41,6 +41,152 @@ const centralRecords = (zip: Uint8Array): number[] => {
     if (zip[i] === 0x50 && zip[i + 1] === 0x4b && zip[i + 2] === 0x01 && zip[i + 3] === 0x02) at.push(i);
   return at;
 };
+
+/** The central directory record of the entry named `name`. */
+const centralRecord = (zip: Uint8Array, name: string): number => {
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  const at = centralRecords(zip).find(
+    (r) => new TextDecoder().decode(zip.subarray(r + 46, r + 46 + view.getUint16(r + 28, true))) === name,
+  );
+  if (at === undefined) throw new Error(`no central record for ${name}`);
+  return at;
+};
+
+const S_IFLNK = 0o120000;
+const S_IFREG = 0o100000;
+const S_IFDIR = 0o040000;
+
+/** Marks an entry as made on `host` (3 = Unix) with `mode` in its external attributes' high bits. */
+const withMode = (zip: Uint8Array, name: string, mode: number, host = 3): Uint8Array => {
+  const out = zip.slice();
+  const view = new DataView(out.buffer);
+  const record = centralRecord(out, name);
+  view.setUint16(record + 4, (host << 8) | 0x14, true); // "version made by": host, then spec 2.0
+  view.setUint32(record + 38, (mode << 16) >>> 0, true);
+  return out;
+};
+
+/** The offset of the end of central directory record (`PK\5\6`), searched from the end. */
+const endRecord = (zip: Uint8Array): number => {
+  for (let i = zip.length - 22; i >= 0; i--)
+    if (zip[i] === 0x50 && zip[i + 1] === 0x4b && zip[i + 2] === 0x05 && zip[i + 3] === 0x06) return i;
+  throw new Error('no end record');
+};
+
+const concat = (...parts: Uint8Array[]): Uint8Array => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) out.set(p, (at += p.length) - p.length);
+  return out;
+};
+
+/**
+ * The archive in ZIP64 form: a ZIP64 end record and locator before the end record, whose count,
+ * size and offset fields are then saturated (0xFFFF / 0xFFFFFFFF) so only the ZIP64 record has them.
+ */
+const asZip64 = (zip: Uint8Array, { locator = true } = {}): Uint8Array => {
+  const e = endRecord(zip);
+  const old = new DataView(zip.buffer, zip.byteOffset + e, 22);
+  const entries = old.getUint16(10, true);
+  const size = old.getUint32(12, true);
+  const offset = old.getUint32(16, true);
+  const record = new Uint8Array(56);
+  const r = new DataView(record.buffer);
+  r.setUint32(0, 0x06064b50, true);
+  r.setBigUint64(4, 44n, true); // size of the rest of the record
+  r.setUint16(12, 45, true); // version made by
+  r.setUint16(14, 45, true); // version needed
+  r.setBigUint64(24, BigInt(entries), true); // entries on this disk
+  r.setBigUint64(32, BigInt(entries), true); // entries in total
+  r.setBigUint64(40, BigInt(size), true);
+  r.setBigUint64(48, BigInt(offset), true);
+  const loc = new Uint8Array(20);
+  const l = new DataView(loc.buffer);
+  l.setUint32(0, 0x07064b50, true);
+  l.setBigUint64(8, BigInt(e), true); // the ZIP64 record takes the end record's place
+  l.setUint32(16, 1, true); // disks in total
+  const end = zip.slice(e);
+  const ev = new DataView(end.buffer);
+  ev.setUint16(8, 0xffff, true);
+  ev.setUint16(10, 0xffff, true);
+  ev.setUint32(12, 0xffffffff, true);
+  ev.setUint32(16, 0xffffffff, true);
+  return concat(zip.subarray(0, e), record, locator ? loc : new Uint8Array(0), end);
+};
+
+describe('readCentralDirectory', () => {
+  it('lists every entry in order, none a link by default', () => {
+    const zip = zipSync({
+      'a/': new Uint8Array(0),
+      'a/x.js': [strToU8('x'), { comment: 'a comment', extra: { 0xcafe: strToU8('extra bytes') } }],
+      'é.txt': strToU8('utf-8 name'),
+      'b.js': strToU8('b'),
+    });
+    expect(readCentralDirectory(zip)).toEqual({
+      ok: true,
+      value: [
+        { name: 'a/', symlink: false },
+        { name: 'a/x.js', symlink: false },
+        { name: 'é.txt', symlink: false },
+        { name: 'b.js', symlink: false },
+      ],
+    });
+  });
+
+  it('reads an empty archive as no entries', () => {
+    expect(readCentralDirectory(zipSync({}))).toEqual({ ok: true, value: [] });
+  });
+
+  it('marks a Unix (or OS X) symlink entry, by its mode', () => {
+    const zip = zipSync({ 'a.js': strToU8('a'), 'b.js': strToU8('b') });
+    const names = (z: Uint8Array) => {
+      const r = readCentralDirectory(z);
+      return r.ok ? r.value.filter((e) => e.symlink).map((e) => e.name) : r.error;
+    };
+    expect(names(withMode(zip, 'b.js', S_IFLNK | 0o777))).toEqual(['b.js']);
+    expect(names(withMode(zip, 'a.js', S_IFLNK | 0o777, 19))).toEqual(['a.js']);
+    expect(names(withMode(zip, 'a.js', S_IFREG | 0o644))).toEqual([]);
+    expect(names(withMode(zip, 'a.js', S_IFDIR | 0o755))).toEqual([]);
+    // 0o140000 (a socket) shares bits with S_IFLNK without being one.
+    expect(names(withMode(zip, 'a.js', 0o140777))).toEqual([]);
+    // On MS-DOS (host 0) the high bits are no Unix mode.
+    expect(names(withMode(zip, 'a.js', S_IFLNK | 0o777, 0))).toEqual([]);
+  });
+
+  it('reads a name without the UTF-8 flag as Latin-1, as fflate does', () => {
+    const zip = zipSync({ 'caf\u00e9.js': strToU8('x') });
+    const record = centralRecords(zip)[0]!;
+    const view = new DataView(zip.buffer);
+    expect(view.getUint16(record + 8, true) & 0x800).toBe(0x800);
+    view.setUint16(record + 8, view.getUint16(record + 8, true) & ~0x800, true);
+    const r = readCentralDirectory(zip);
+    expect(r.ok && r.value.map((e) => e.name)).toEqual(['caf\u00c3\u00a9.js']);
+  });
+
+  it('reads the entry count and offset from a ZIP64 end record', () => {
+    const zip = asZip64(zipSync({ 'a.js': strToU8('a'), 'b.js': strToU8('b') }));
+    const r = readCentralDirectory(zip);
+    expect(r.ok && r.value.map((e) => e.name)).toEqual(['a.js', 'b.js']);
+  });
+
+  it.each([
+    ['no bytes', new Uint8Array(0), 'no end of central directory record'],
+    ['21 bytes', new Uint8Array(21), 'no end of central directory record'],
+    [
+      'an end record over 65,557 bytes from the end',
+      concat(zipSync({ 'a.js': strToU8('a') }), new Uint8Array(65536)),
+      'no end of central directory record',
+    ],
+    [
+      'saturated fields without a ZIP64 record',
+      asZip64(zipSync({ 'a.js': strToU8('a') }), { locator: false }),
+      'declares a ZIP64 end of central directory record',
+    ],
+  ])('refuses %s', (_, bytes, reason) => {
+    const r = readCentralDirectory(bytes);
+    expect(r.ok ? '' : r.error).toContain(reason);
+  });
+});
 
 describe('readArchive', () => {
   it('reads files back with their paths and bytes', () => {
@@ -179,6 +325,144 @@ describe('readArchive', () => {
     const data = noise(128 * 1024);
     const r = readArchive(zipSync({ 'data.bin': data }), limits);
     expect(r.ok && r.value).toEqual([{ path: 'data.bin', bytes: data }]);
+  });
+
+  it('refuses a symlink entry, naming it', () => {
+    const zip = withMode(
+      zipSync({ 'SKILL.md': strToU8('---\n'), 'lib/link.js': strToU8('../../etc/passwd') }),
+      'lib/link.js',
+      0o120777,
+    );
+    expect(refusal(zip)).toEqual({
+      code: 'package.invalid_path',
+      message: '`lib/link.js` is a symbolic link; packages cannot contain links.',
+    });
+  });
+
+  it('refuses a symlink made by fflate with Unix attributes', () => {
+    const zip = zipSync({ 'l.js': [strToU8('target.js'), { os: 3, attrs: (S_IFLNK | 0o777) << 16 }] });
+    expect(refusal(zip)).toMatchObject({
+      code: 'package.invalid_path',
+      message: expect.stringContaining('`l.js`'),
+    });
+  });
+
+  it('names a symlink with a UTF-8 name', () => {
+    const zip = withMode(zipSync({ 'ссылка.js': strToU8('x') }), 'ссылка.js', S_IFLNK | 0o777);
+    expect(refusal(zip).message).toBe('`ссылка.js` is a symbolic link; packages cannot contain links.');
+  });
+
+  it('refuses symlinks even where entries are otherwise left out', () => {
+    const zip = zipSync({ 'a.js': strToU8('a'), '__MACOSX/._a.js': strToU8('x'), 'dir/': new Uint8Array(0) });
+    expect(refusal(withMode(zip, '__MACOSX/._a.js', S_IFLNK | 0o777)).code).toBe('package.invalid_path');
+    expect(refusal(withMode(zip, 'dir/', S_IFLNK | 0o777)).code).toBe('package.invalid_path');
+  });
+
+  it('refuses a symlink before inflating or judging any entry', () => {
+    const zip = zipSync({ 'a.js': noise(1000), 'link.js': strToU8('x') });
+    const broken = withMode(zip, 'link.js', S_IFLNK | 0o777);
+    const nameLength = broken[26]! | (broken[27]! << 8);
+    const extraLength = broken[28]! | (broken[29]! << 8);
+    broken[30 + nameLength + extraLength] = 0xff; // `a.js` cannot be inflated
+    new DataView(broken.buffer).setUint32(centralRecord(broken, 'a.js') + 24, 1024 * 1024 * 1024, true);
+    expect(refusal(broken).code).toBe('package.invalid_path');
+  });
+
+  it('accepts Unix-made regular files and folders', () => {
+    let zip: Uint8Array = zipSync({
+      'dir/': new Uint8Array(0),
+      'dir/a.js': strToU8('a'),
+      'b.js': strToU8('b'),
+    });
+    zip = withMode(zip, 'dir/', S_IFDIR | 0o755);
+    zip = withMode(zip, 'dir/a.js', S_IFREG | 0o644);
+    zip = withMode(zip, 'b.js', S_IFREG | 0o755);
+    expect(read(zip)).toEqual({ 'dir/a.js': 'a', 'b.js': 'b' });
+  });
+
+  it('reads an archive followed by a garbage tail', () => {
+    const zip = concat(zipSync({ 'a.js': strToU8('a') }), noise(1000));
+    expect(read(zip)).toEqual({ 'a.js': 'a' });
+  });
+
+  it('still refuses a symlink in an archive with a garbage tail', () => {
+    const zip = concat(withMode(zipSync({ 'a.js': strToU8('a') }), 'a.js', S_IFLNK | 0o777), noise(1000));
+    expect(refusal(zip).code).toBe('package.invalid_path');
+  });
+
+  it('refuses an archive followed by too long a tail as package.invalid', () => {
+    const e = refusal(concat(zipSync({ 'a.js': strToU8('a') }), noise(70000)));
+    expect(e.code).toBe('package.invalid');
+    expect(e.message).toContain('no end of central directory record');
+  });
+
+  it('reads an archive in ZIP64 form and refuses its symlinks', () => {
+    const zip = zipSync({ 'a.js': strToU8('a'), 'b.js': strToU8('b') });
+    expect(read(asZip64(zip))).toEqual({ 'a.js': 'a', 'b.js': 'b' });
+    expect(refusal(asZip64(withMode(zip, 'b.js', S_IFLNK | 0o777))).code).toBe('package.invalid_path');
+  });
+
+  it('never inflates an entry that fflate finds but the link check did not', () => {
+    // fflate reads only the low half of the ZIP64 locator's record offset; with a high half set,
+    // the record is not a ZIP64 record to the link check, which reads the end record's own fields
+    // (one entry) while fflate reads the ZIP64 record's (two, the second a link).
+    const plain = zipSync({ 'a.js': strToU8('a'), 'link.js': noise(1000) });
+    const pv = new DataView(plain.buffer);
+    const offset = pv.getUint32(endRecord(plain) + 16, true);
+    const local = pv.getUint32(centralRecord(plain, 'link.js') + 42, true);
+    // The link's data cannot be inflated: were it tried, the refusal would say so.
+    plain[local + 30 + pv.getUint16(local + 26, true) + pv.getUint16(local + 28, true)] = 0xff;
+    const zip = asZip64(withMode(plain, 'link.js', S_IFLNK | 0o777));
+    const e = endRecord(zip);
+    const view = new DataView(zip.buffer);
+    view.setUint16(e + 8, 1, true);
+    view.setUint16(e + 10, 1, true);
+    view.setUint32(e + 16, offset, true);
+    view.setUint32(e - 20 + 12, 1, true);
+    expect(readCentralDirectory(zip)).toEqual({ ok: true, value: [{ name: 'a.js', symlink: false }] });
+    const error = refusal(zip);
+    expect(error.code).toBe('package.invalid');
+    expect(error.message).toContain('could not be read consistently');
+  });
+
+  it('refuses saturated end record fields without a ZIP64 record as package.invalid', () => {
+    const e = refusal(asZip64(zipSync({ 'a.js': strToU8('a') }), { locator: false }));
+    expect(e.code).toBe('package.invalid');
+    expect(e.message).toContain('ZIP64');
+  });
+
+  describe('refuses a malformed central directory as package.invalid', () => {
+    const zip = zipSync({ 'a.js': strToU8('a'), 'b.js': strToU8('b') });
+    const [first, second] = centralRecords(zip);
+    const e = endRecord(zip);
+    const patched = (at: number, set: (view: DataView) => void) => {
+      const out = zip.slice();
+      set(new DataView(out.buffer, at));
+      return out;
+    };
+    it.each([
+      // The second record loses its last bytes; the end record still counts two entries.
+      ['cut short', concat(zip.subarray(0, e - 3), zip.subarray(e)), 'cut short'],
+      ['cut to one record', concat(zip.subarray(0, second!), zip.subarray(e)), 'cut short'],
+      [
+        'counting more entries than it has',
+        patched(e, (v) => (v.setUint16(8, 3, true), v.setUint16(10, 3, true))),
+        'cut short',
+      ],
+      ['with a name running past it', patched(second!, (v) => v.setUint16(28, 200, true)), 'cut short'],
+      [
+        'with a broken record signature',
+        patched(first!, (v) => v.setUint8(0, 0)),
+        'entry 1 of 2 is malformed',
+      ],
+      ['starting past the end record', patched(e, (v) => v.setUint32(16, e + 100, true)), 'cut short'],
+      ['spanning disks', patched(e, (v) => v.setUint16(8, 1, true)), 'spans several disks'],
+    ])('%s', (_, bytes, reason) => {
+      const error = refusal(bytes);
+      expect(error.code).toBe('package.invalid');
+      expect(error.message).toContain('not a readable zip archive');
+      expect(error.message).toContain(reason);
+    });
   });
 
   it.each([
