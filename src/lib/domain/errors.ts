@@ -254,6 +254,10 @@ export type ErrorCode =
   | 'package.invalid'
   | 'package.invalid_path'
   | 'package.too_large'
+  // skills (domain/skill.ts)
+  | 'skill.invalid'
+  | 'skill.conflict'
+  | 'skill.not_found'
   // extensions (domain/extension.ts, runtime/extensions.ts)
   | 'extension.manifest_invalid'
   | 'extension.load_failed'

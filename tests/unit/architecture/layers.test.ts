@@ -41,7 +41,8 @@ function importsOf(layer: string): { file: string; target: string }[] {
 
 /** DESIGN.md: dependencies point inward only. Every folder of src/lib, and the pages. */
 const ALLOWED: Record<string, RegExp> = {
-  domain: /^(domain\/|package:zod$)/,
+  // The front matter of skills is YAML.
+  domain: /^(domain\/|package:(zod|yaml)$)/,
   // Stores of characters, lorebooks and chats hold the chat/ layer's (pure) documents.
   ports: /^(domain|ports|chat)\//,
   runtime: /^(domain|ports|runtime|tools|chat)\/|^package:zod$/,
