@@ -9,6 +9,8 @@ import {
 } from '$lib/adapters/db/stores';
 import { MemoryWorkspaceStore } from '$lib/adapters/memory/workspace';
 import { DexieRecordStore } from '$lib/adapters/db/record-files';
+import { DexieSkillStore } from '$lib/adapters/db/skill-store';
+import { Skills } from '$lib/runtime/skills';
 import { TieredWorkspaceStore } from '$lib/adapters/tiered-workspace';
 import { DexieProfileStore } from '$lib/adapters/db/profile-store';
 import { sessionProfile } from '$lib/domain/profile';
@@ -44,7 +46,8 @@ export function runtimeHarness(
   const journal = new DexieJournal(db, systemClock);
   const runs = new DexieRunStore(db);
   const sessions = new DexieSessionStore(db);
-  const workspaces = new TieredWorkspaceStore(new MemoryWorkspaceStore(), new DexieRecordStore(db));
+  const memory = new MemoryWorkspaceStore();
+  const workspaces = new TieredWorkspaceStore(memory, new DexieRecordStore(db));
   const profiles = new DexieProfileStore(db);
   // The Session profile with the retry policy under test (the built-in retries 3 times, 3 s apart).
   const ready = profiles.put({
@@ -77,10 +80,31 @@ export function runtimeHarness(
     ids: randomIds,
     profiles,
     sleep: async (ms: number) => void sleeps.push(ms),
+    skills: new Skills({
+      store: new DexieSkillStore(db, async () => {
+        const library = await memory.open('library/skills');
+        if (!library.ok) throw new Error('the skill library did not open');
+        return library.value;
+      }),
+      clock: systemClock,
+    }),
   };
   const tab = openTab(deps);
   /** `deps` lets a test start a second runtime on the same storage and locks: another tab. */
-  return { db, journal, runs, sessions, workspaces, profiles, sleeps, connectionsUsed, deps, ready, ...tab };
+  return {
+    db,
+    journal,
+    runs,
+    sessions,
+    workspaces,
+    profiles,
+    sleeps,
+    connectionsUsed,
+    deps,
+    ready,
+    skills: deps.skills,
+    ...tab,
+  };
 }
 
 /** One tab's runtime over shared storage and locks: its run service and its Session service. */

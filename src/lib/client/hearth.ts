@@ -2,6 +2,7 @@ import type { JsonObject } from '$lib/domain/json';
 import type { ImageRef } from '$lib/domain/model';
 import type { McpPermission, McpServer, McpServerDraft } from '$lib/domain/mcp';
 import type { ExtensionToolPermission } from '$lib/domain/extension';
+import type { SkillScope } from '$lib/domain/skill';
 import type { ConnectionDraft } from '$lib/domain/connection';
 import type { PrunedLevel, RetentionPolicy } from '$lib/domain/retention';
 import type { RunId } from '$lib/domain/run';
@@ -155,6 +156,20 @@ export class HearthClient {
     remove: (id: string) => this.#rpc.call('extensions.remove', { id }),
     tryCall: (id: string, tool: string, args: JsonObject, signal?: AbortSignal) =>
       this.#rpc.call('extensions.tryCall', { id, tool, arguments: args }, { signal }),
+  };
+
+  /** Skills: folders that teach agents a way of working, mounted read-only at skills/ (tools.md §16). */
+  readonly skills = {
+    list: () => this.#rpc.call('skills.list', undefined),
+    inspect: (files: PackageUpload) => this.#rpc.call('skills.inspect', { files }),
+    install: (
+      files: PackageUpload,
+      options: { scope: SkillScope; source: string; decisions?: Record<string, 'replace' | 'skip'> },
+    ) => this.#rpc.call('skills.install', { files, ...options }),
+    setScopes: (name: string, scopes: SkillScope[]) => this.#rpc.call('skills.setScopes', { name, scopes }),
+    read: (name: string, path: string) => this.#rpc.call('skills.read', { name, path }),
+    export: (name: string) => this.#rpc.call('skills.export', { name }),
+    remove: (name: string) => this.#rpc.call('skills.remove', { name }),
   };
 
   readonly mcp = {

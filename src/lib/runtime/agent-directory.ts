@@ -91,3 +91,7 @@ export function withDirectory(system: string, surface: DelegationSurface, snapsh
   const uses = ['agent.delegate', 'agent.handoff'].some((n) => snapshot.byToolId.has(builtinToolId(n)));
   return surface.directory && uses ? `${system}\n\n${surface.directory}` : system;
 }
+
+/** The instructions with a section (the skills) at their end, when there is one. */
+export const withSection = (system: string, section: string | null): string =>
+  section ? `${system}\n\n${section}` : system;

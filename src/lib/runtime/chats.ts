@@ -62,7 +62,8 @@ import { invocationSnapshot, rootSnapshot } from './tool-snapshot';
 import { agentTranscript, resumePoint, type ChildFactory, type PreparedChild } from './delegation';
 import { taskAgentPrompt } from './task-prompt';
 import { ReadState } from '$lib/tools/workspace/read-state';
-import { allProfiles, delegationSurface, findProfile, withDirectory } from './agent-directory';
+import { allProfiles, delegationSurface, findProfile, withDirectory, withSection } from './agent-directory';
+import type { Skills } from './skills';
 import { WorkspaceTranscript } from './transcript';
 
 export interface ChatServiceDeps {
@@ -89,6 +90,8 @@ export interface ChatServiceDeps {
   images: ImageNormalizer;
   /** Executes the runs (shared with Sessions). */
   service: RunService;
+  /** Installed skills; without, no skill is mounted. */
+  skills?: Skills;
 }
 
 const EXAMPLE_SEEDED_KEY = 'exampleCharacterSeeded';
@@ -548,6 +551,14 @@ export class ChatService {
       surface.withheld,
     );
     const transcript = await WorkspaceTranscript.open(workspace, TRANSCRIPT, input.prompt.messages);
+    const skills = this.deps.skills
+      ? await this.deps.skills.forInvocation(workspace, {
+          profileId: profile.id,
+          characterId: ctx.character.id,
+          visible: profile.skills.visible,
+          deny: profile.skills.deny,
+        })
+      : { workspace, section: null };
     const events = ctx.resumed ? await readAll(this.deps.journal, run.id) : [];
     const ledger = ledgerOf(events);
     const place = placeOf(events);
@@ -559,7 +570,7 @@ export class ChatService {
         audit: auditPaths(chatAuditLayout(), ROOT_INVOCATION),
       }),
       scenario: {
-        system: withDirectory(input.prompt.system, surface, snapshot),
+        system: withSection(withDirectory(input.prompt.system, surface, snapshot), skills.section),
         transcript,
         textOnlyTurn: 'drift',
         guidance: inbox.guidance,
@@ -570,7 +581,7 @@ export class ChatService {
         clock: this.deps.clock,
         retry: profile.run.modelRetry,
         sleep: this.deps.sleep,
-        workspace,
+        workspace: skills.workspace,
         roots: {
           visible: profile.workspace.visibleRoots,
           writable: profile.workspace.writableRoots,

@@ -43,7 +43,8 @@ import { sessionSystemPrompt } from './session-prompt';
 import { taskAgentPrompt } from './task-prompt';
 import type { ToolProviders } from './tool-catalog';
 import { invocationSnapshot, rootSnapshot, type ToolSnapshot } from './tool-snapshot';
-import { allProfiles, delegationSurface, findProfile, withDirectory } from './agent-directory';
+import { allProfiles, delegationSurface, findProfile, withDirectory, withSection } from './agent-directory';
+import type { Skills } from './skills';
 import { agentTranscript, resumePoint, type ChildFactory } from './delegation';
 import { ReadState } from '$lib/tools/workspace/read-state';
 import type { MessageFlags, Transcript } from './transcript';
@@ -69,6 +70,8 @@ export interface SessionServiceDeps {
   images: ImageNormalizer;
   /** Executes the runs (shared with Chats). */
   service: RunService;
+  /** Installed skills; without, no skill is mounted. */
+  skills?: Skills;
 }
 
 export const DEFAULT_CONNECTION_KEY = 'defaultConnectionId';
@@ -290,6 +293,7 @@ export class SessionService {
       readOnly: [...READ_ONLY_MOUNTS],
     };
     const gateway = this.deps.gatewayFor(connection);
+    const skills = await this.#skills(workspace, profile);
     const transcript = new SessionTranscript(
       this.deps.sessions,
       { sessionId, runId: run.id },
@@ -297,10 +301,13 @@ export class SessionService {
       this.deps.clock,
       recorder,
     );
-    const system = withDirectory(
-      profile.instructions.agentSystemPrompt ?? sessionSystemPrompt(roots, snapshot),
-      surface,
-      snapshot,
+    const system = withSection(
+      withDirectory(
+        profile.instructions.agentSystemPrompt ?? sessionSystemPrompt(roots, snapshot),
+        surface,
+        snapshot,
+      ),
+      skills.section,
     );
     const contextWindow = connection.kind === 'remote' ? connection.contextWindow : undefined;
     const events = input.resumed ? await this.#events(run.id) : [];
@@ -332,7 +339,7 @@ export class SessionService {
         clock: this.deps.clock,
         retry: profile.run.modelRetry,
         sleep: this.deps.sleep,
-        workspace,
+        workspace: skills.workspace,
         roots,
         providers: this.deps.providers,
         capabilities: {
@@ -350,6 +357,17 @@ export class SessionService {
       ...(surface.delegates ? { children: this.#children(run, connection, workspace, roots) } : {}),
       ...(input.resumed ? { resumed: events } : {}),
     };
+  }
+
+  /** The invocation's skills (its profile's scope and the global one), mounted and listed. */
+  #skills(workspace: Workspace, profile: ProfileV5) {
+    return this.deps.skills
+      ? this.deps.skills.forInvocation(workspace, {
+          profileId: profile.id,
+          visible: profile.skills.visible,
+          deny: profile.skills.deny,
+        })
+      : Promise.resolve({ workspace, section: null });
   }
 
   /**

@@ -11,6 +11,7 @@ import { chatHandlers } from './handlers/chats';
 import { imageHandlers } from './handlers/images';
 import { mcpHandlers } from './handlers/mcp';
 import { extensionHandlers } from './handlers/extensions';
+import { skillHandlers } from './handlers/skills';
 import { settingsHandlers } from './handlers/settings';
 import { workspaceHandlers } from './handlers/workspace';
 import type { HearthMethods, HearthStreams } from './protocol';
@@ -44,6 +45,7 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
     chatHandlers(ctx),
     mcpHandlers(ctx),
     extensionHandlers(ctx),
+    skillHandlers(ctx),
     imageHandlers(ctx),
   ];
   const methods: Handlers<HearthMethods, HearthStreams>['methods'] = Object.assign(

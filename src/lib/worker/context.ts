@@ -43,6 +43,8 @@ import { DexieExtensionStore } from '$lib/adapters/db/extension-store';
 import { hearthError, HearthFailure } from '$lib/domain/errors';
 import type { ExtensionRunner } from '$lib/ports/extensions';
 import { Extensions } from '$lib/runtime/extensions';
+import { DexieSkillStore } from '$lib/adapters/db/skill-store';
+import { Skills } from '$lib/runtime/skills';
 
 export interface RuntimeOptions {
   /** Where workspace files live (OPFS); the runtime's records go to IndexedDB beside the journal. */
@@ -102,6 +104,7 @@ export interface RuntimeContext {
   chats: ChatService;
   mcp: McpServers;
   extensions: Extensions;
+  skills: Skills;
   /** The MCP and extension tool providers (the profile editor lists what they offer). */
   externalTools: readonly ToolProvider[];
   /** The one image normalization (tools.md §11): tool images and the person's. */
@@ -174,7 +177,17 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     changes: broadcastChanges('hearth-extension-changes'),
     appOrigin: options.appOrigin,
   });
+  // The skill library's files live in OPFS beside the workspaces (never a record root).
+  const skills = new Skills({
+    store: new DexieSkillStore(db, async () => {
+      const library = await options.workspaces.open('library/skills');
+      if (!library.ok) throw new HearthFailure(library.error);
+      return library.value;
+    }),
+    clock: systemClock,
+  });
   const shared = {
+    skills,
     workspaces,
     locks: options.locks,
     gatewayFor,
@@ -207,6 +220,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     chats,
     mcp,
     extensions,
+    skills,
     externalTools: [mcp.provider(), extensions.provider()],
     images: shared.images,
   };

@@ -10,6 +10,9 @@ import type { McpPermission, McpServer, McpServerDraft } from '$lib/domain/mcp';
 import type { McpServerView, McpSignInCallback, McpToolRow, McpTryResult } from '$lib/runtime/mcp-servers';
 import type { McpSignInStep } from '$lib/ports/mcp';
 import type { ExtensionToolPermission } from '$lib/domain/extension';
+import type { SkillScope } from '$lib/domain/skill';
+import type { InstalledSkill } from '$lib/ports/skills';
+import type { SkillInspection } from '$lib/runtime/skills';
 import type { ExtensionInspection, ExtensionTryResult, ExtensionView } from '$lib/runtime/extensions';
 import type { ModelMode, ProfileProblem, ProfileScope, ProfileV5 } from '$lib/domain/profile';
 import type { ProfileIssue } from '$lib/ports/profiles';
@@ -551,10 +554,32 @@ export type ExtensionMethods = {
 
 export type { ExtensionInspection, ExtensionTryResult, ExtensionView };
 
+/** Skills (tools.md §16): install (inspected first), scopes, files, export, removal. */
+export type SkillMethods = {
+  'skills.list': (p: void) => InstalledSkill[];
+  /** What installing would do, skill by skill; refuses a bad package with why. A lone zip is unpacked first. */
+  'skills.inspect': (p: { files: PackageUpload }) => SkillInspection[];
+  /** `decisions`: for each skill whose name a different skill has, replace it or skip it. */
+  'skills.install': (p: {
+    files: PackageUpload;
+    scope: SkillScope;
+    source: string;
+    decisions?: Record<string, 'replace' | 'skip'>;
+  }) => InstalledSkill[];
+  'skills.setScopes': (p: { name: string; scopes: SkillScope[] }) => InstalledSkill;
+  'skills.read': (p: { name: string; path: string }) => { path: string; bytes: Uint8Array };
+  /** The skill's own files as a zip. */
+  'skills.export': (p: { name: string }) => { fileName: string; bytes: Uint8Array };
+  'skills.remove': (p: { name: string }) => void;
+};
+
+export type { InstalledSkill, SkillInspection, SkillScope };
+
 export type HearthMethods = SessionMethods &
   ImageMethods &
   McpMethods &
   ExtensionMethods &
+  SkillMethods &
   RunMethods &
   WorkspaceMethods &
   ConnectionMethods &

@@ -87,3 +87,42 @@ describe('a Session run with the shell', () => {
     expect(released).toEqual([sessionWorkspaceKey(session.id)]);
   });
 });
+
+describe('skills in the shell', () => {
+  it('runs a skill’s Python script from /skills/<name>/scripts, and cannot change the skill', async () => {
+    const model = scriptedGateway([
+      call('s1', 'workspace_shell', { command: 'python3 /skills/counter/scripts/count.py a b c' }),
+      call('s2', 'workspace_shell', { command: 'echo changed > /skills/counter/SKILL.md' }),
+      { text: 'Counted.' },
+    ]);
+    const sandbox = inProcessSandbox(pythonCommands(() => pyodide, { maxOutputChars: 100_000 }));
+    const h = runtimeHarness(model.gateway, { sandbox });
+    await h.ready;
+    const encoder = new TextEncoder();
+    await h.skills.install(
+      [
+        {
+          path: 'SKILL.md',
+          bytes: encoder.encode('---\nname: counter\ndescription: Counts arguments.\n---\nRun the script.\n'),
+        },
+        {
+          path: 'scripts/count.py',
+          bytes: encoder.encode('import sys\nprint("args:", len(sys.argv) - 1)\n'),
+        },
+      ],
+      { scope: { kind: 'global' }, source: 'file:counter.zip' },
+    );
+    const session = await h.service.create();
+    await collect(h.service.send(session.id, 'count'));
+    const resultOf = (callId: string) =>
+      (
+        model.requests[2]!.messages.flatMap((m) => m.parts).find(
+          (p) => p.type === 'tool-result' && p.callId === callId,
+        ) as { content: string }
+      ).content;
+    expect(resultOf('s1')).toContain('args: 3');
+    // The mount is read-only: the shell refuses the write, and the skill is unchanged.
+    expect(resultOf('s2')).toContain('read-only');
+    expect(new TextDecoder().decode(await h.skills.read('counter', 'SKILL.md'))).toContain('Run the script.');
+  });
+});

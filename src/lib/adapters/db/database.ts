@@ -15,6 +15,7 @@ import type {
   PersonaRecord,
 } from '$lib/chat/records';
 import type { RecordRow } from './record-files';
+import type { SkillRow } from './skill-store';
 
 export interface SettingRow {
   key: string;
@@ -51,6 +52,8 @@ export type HearthDatabase = Dexie & {
   mcpCredentials: EntityTable<McpCredentials, 'serverId'>;
   extensions: EntityTable<InstalledExtension, 'id'>;
   extensionFiles: Dexie.Table<ExtensionFileRow, [string, string]>;
+  /** The skills index; their files are in the skill library (OPFS). */
+  skills: Dexie.Table<SkillRow, string>;
 };
 
 /** One file of an installed extension. */
@@ -105,5 +108,7 @@ export function openHearthDatabase(name = 'hearth'): HearthDatabase {
   db.version(6).stores({ mcpServers: 'id', mcpCatalogs: 'serverId', mcpCredentials: 'serverId' });
   // Version 7: installed extensions (what they registered, permissions) and their files.
   db.version(7).stores({ extensions: 'id', extensionFiles: '[extensionId+path], extensionId' });
+  // Version 8: the index of installed skills (their files live in OPFS, `library/skills`).
+  db.version(8).stores({ skills: 'name' });
   return db;
 }

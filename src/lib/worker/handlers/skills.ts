@@ -1,0 +1,43 @@
+import { zipSync } from 'fflate';
+import { looksLikeZip, readArchive } from '$lib/adapters/packages/archive';
+import { HearthFailure } from '$lib/domain/errors';
+import type { PackageFile } from '$lib/domain/package-files';
+import { SKILL_PACKAGE_LIMITS } from '$lib/domain/skill';
+import type { RuntimeContext } from '../context';
+import type { PackageUpload, SkillMethods } from '../protocol';
+import { Transfer, type Handlers } from '../rpc';
+
+/** The Skills page. */
+export function skillHandlers(ctx: RuntimeContext): Handlers<SkillMethods, Record<never, never>> {
+  const { skills } = ctx;
+  return {
+    methods: {
+      'skills.list': () => skills.list(),
+      'skills.inspect': async ({ files }) => skills.inspect(unpacked(files)),
+      'skills.install': async ({ files, scope, source, decisions }) =>
+        skills.install(unpacked(files), { scope, source, ...(decisions ? { decisions } : {}) }),
+      'skills.setScopes': ({ name, scopes }) => skills.setScopes(name, scopes),
+      'skills.read': async ({ name, path }) => {
+        const bytes = await skills.read(name, path);
+        return new Transfer({ path, bytes }, [bytes.buffer as ArrayBuffer]);
+      },
+      'skills.export': async ({ name }) => {
+        const files = await skills.files(name);
+        const zip = zipSync(Object.fromEntries(files.map((f) => [`${name}/${f.path}`, f.bytes])), {
+          level: 6,
+        });
+        return new Transfer({ fileName: `${name}.zip`, bytes: zip }, [zip.buffer as ArrayBuffer]);
+      },
+      'skills.remove': ({ name }) => skills.remove(name),
+    },
+    streams: {},
+  };
+}
+
+/** One zip (`.zip`, `.skill`) is its files, checked before inflating; anything else is already files. */
+function unpacked(files: PackageUpload): PackageFile[] {
+  if (files.length !== 1 || !looksLikeZip(files[0]!.bytes)) return files;
+  const read = readArchive(files[0]!.bytes, SKILL_PACKAGE_LIMITS);
+  if (!read.ok) throw new HearthFailure(read.error);
+  return read.value;
+}
