@@ -170,6 +170,8 @@ export class HearthClient {
     read: (name: string, path: string) => this.#rpc.call('skills.read', { name, path }),
     export: (name: string) => this.#rpc.call('skills.export', { name }),
     remove: (name: string) => this.#rpc.call('skills.remove', { name }),
+    effective: (profileId: string, characterId?: string) =>
+      this.#rpc.call('skills.effective', { profileId, ...(characterId ? { characterId } : {}) }),
   };
 
   readonly mcp = {

@@ -627,6 +627,7 @@ export class ChatService {
       workspace: Workspace;
       input: ChatRunInput;
       connection: Connection;
+      character: CharacterRecord;
       ledger: CommitRecord[];
       publisher: Publisher;
     },
@@ -645,6 +646,14 @@ export class ChatService {
       const bound = await connectionFor(profile, ctx.connection, this.deps.connections);
       const model = bound.kind === 'remote' ? bound.model : run.model;
       const subagent = mode === 'subagent';
+      const skills = this.deps.skills
+        ? await this.deps.skills.forInvocation(workspace, {
+            profileId: profile.id,
+            characterId: ctx.character.id,
+            visible: profile.skills.visible,
+            deny: profile.skills.deny,
+          })
+        : { workspace, section: null };
       const surface = subagent
         ? null
         : delegationSurface(await allProfiles(this.deps.profiles), profile, { canHandOff: true });
@@ -679,9 +688,16 @@ export class ChatService {
           status: 'created',
         },
         scenario: subagent
-          ? { system: own ?? taskAgentPrompt(roots), transcript, textOnlyTurn: 'return' }
+          ? {
+              system: withSection(own ?? taskAgentPrompt(roots), skills.section),
+              transcript,
+              textOnlyTurn: 'return',
+            }
           : {
-              system: withDirectory(own ?? input.prompt.system, surface!, snapshot),
+              system: withSection(
+                withDirectory(own ?? input.prompt.system, surface!, snapshot),
+                skills.section,
+              ),
               transcript,
               textOnlyTurn: 'drift',
               guidance: inbox.guidance,
@@ -692,7 +708,7 @@ export class ChatService {
           clock: this.deps.clock,
           retry: profile.run.modelRetry,
           sleep: this.deps.sleep,
-          workspace,
+          workspace: skills.workspace,
           roots,
           providers: this.deps.providers,
           capabilities: {

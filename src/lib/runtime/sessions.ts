@@ -387,6 +387,7 @@ export class SessionService {
       resultsDir: `runs/${run.id}/`,
       profile: (id) => findProfile(this.deps.profiles, id),
       prepare: async ({ profile, invocationId, parentId, brief, log, resumed }) => {
+        const skills = await this.#skills(workspace, profile);
         const bound = await connectionFor(profile, connection, this.deps.connections);
         const model = bound.kind === 'remote' ? bound.model : run.model;
         const snapshot = await invocationSnapshot(
@@ -418,7 +419,10 @@ export class SessionService {
             status: 'created',
           },
           scenario: {
-            system: profile.instructions.agentSystemPrompt ?? taskAgentPrompt(roots),
+            system: withSection(
+              profile.instructions.agentSystemPrompt ?? taskAgentPrompt(roots),
+              skills.section,
+            ),
             transcript,
             textOnlyTurn: 'return',
           },
@@ -428,7 +432,7 @@ export class SessionService {
             clock: this.deps.clock,
             retry: profile.run.modelRetry,
             sleep: this.deps.sleep,
-            workspace,
+            workspace: skills.workspace,
             roots,
             providers: this.deps.providers,
             capabilities: {

@@ -571,6 +571,8 @@ export type SkillMethods = {
   /** The skill's own files as a zip. */
   'skills.export': (p: { name: string }) => { fileName: string; bytes: Uint8Array };
   'skills.remove': (p: { name: string }) => void;
+  /** The skills a profile's agents get (in a chat with `characterId`, also the character's). */
+  'skills.effective': (p: { profileId: string; characterId?: string }) => string[];
 };
 
 export type { InstalledSkill, SkillInspection, SkillScope };

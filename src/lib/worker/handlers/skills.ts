@@ -3,6 +3,7 @@ import { looksLikeZip, readArchive } from '$lib/adapters/packages/archive';
 import { HearthFailure } from '$lib/domain/errors';
 import type { PackageFile } from '$lib/domain/package-files';
 import { SKILL_PACKAGE_LIMITS } from '$lib/domain/skill';
+import { findProfile } from '$lib/runtime/agent-directory';
 import type { RuntimeContext } from '../context';
 import type { PackageUpload, SkillMethods } from '../protocol';
 import { Transfer, type Handlers } from '../rpc';
@@ -29,6 +30,17 @@ export function skillHandlers(ctx: RuntimeContext): Handlers<SkillMethods, Recor
         return new Transfer({ fileName: `${name}.zip`, bytes: zip }, [zip.buffer as ArrayBuffer]);
       },
       'skills.remove': ({ name }) => skills.remove(name),
+      'skills.effective': async ({ profileId, characterId }) => {
+        const profile = await findProfile(ctx.stores.profiles, profileId);
+        if (!profile) return [];
+        const effective = await skills.effective({
+          profileId,
+          ...(characterId ? { characterId } : {}),
+          visible: profile.skills.visible,
+          deny: profile.skills.deny,
+        });
+        return effective.map((s) => s.name);
+      },
     },
     streams: {},
   };
