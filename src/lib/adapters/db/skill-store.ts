@@ -27,6 +27,8 @@ const rowSchema = z.object({
 });
 export type SkillRow = z.infer<typeof rowSchema>;
 
+const PARALLEL_WRITES = 8;
+
 const path = (raw: string): WorkspacePath => {
   const parsed = parseWorkspacePath(raw);
   if (!parsed.ok) throw new HearthFailure(parsed.error);
@@ -85,9 +87,14 @@ export class DexieSkillStore implements SkillStore {
     const dir = files ? `installed/${skill.name}@${skill.sha256.slice(0, 16)}` : (before?.dir ?? '');
     const library = await this.library();
     if (files && dir !== before?.dir) {
-      for (const file of files) {
-        const written = await library.write(path(`${dir}/${file.path}`), file.bytes);
-        if (!written.ok) throw new HearthFailure(written.error);
+      // A few at a time: OPFS writes of separate files overlap well.
+      for (let i = 0; i < files.length; i += PARALLEL_WRITES) {
+        await Promise.all(
+          files.slice(i, i + PARALLEL_WRITES).map(async (file) => {
+            const written = await library.write(path(`${dir}/${file.path}`), file.bytes);
+            if (!written.ok) throw new HearthFailure(written.error);
+          }),
+        );
       }
     }
     await guarded('save the skill', async () => void (await this.db.skills.put({ ...skill, dir })));
