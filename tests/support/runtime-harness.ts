@@ -9,8 +9,7 @@ import {
 } from '$lib/adapters/db/stores';
 import { MemoryWorkspaceStore } from '$lib/adapters/memory/workspace';
 import { DexieRecordStore } from '$lib/adapters/db/record-files';
-import { DexieSkillStore } from '$lib/adapters/db/skill-store';
-import { Skills } from '$lib/runtime/skills';
+import { memorySkills } from './memory-skills';
 import { TieredWorkspaceStore } from '$lib/adapters/tiered-workspace';
 import { DexieProfileStore } from '$lib/adapters/db/profile-store';
 import { sessionProfile } from '$lib/domain/profile';
@@ -80,14 +79,7 @@ export function runtimeHarness(
     ids: randomIds,
     profiles,
     sleep: async (ms: number) => void sleeps.push(ms),
-    skills: new Skills({
-      store: new DexieSkillStore(db, async () => {
-        const library = await memory.open('library/skills');
-        if (!library.ok) throw new Error('the skill library did not open');
-        return library.value;
-      }),
-      clock: systemClock,
-    }),
+    skills: memorySkills(db, memory),
   };
   const tab = openTab(deps);
   /** `deps` lets a test start a second runtime on the same storage and locks: another tab. */

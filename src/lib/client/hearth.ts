@@ -170,6 +170,9 @@ export class HearthClient {
     read: (name: string, path: string) => this.#rpc.call('skills.read', { name, path }),
     export: (name: string) => this.#rpc.call('skills.export', { name }),
     remove: (name: string) => this.#rpc.call('skills.remove', { name }),
+    embedded: (characterId: string) => this.#rpc.call('skills.embedded', { characterId }),
+    installEmbedded: (characterId: string, decisions?: Record<string, 'replace' | 'skip'>) =>
+      this.#rpc.call('skills.installEmbedded', { characterId, ...(decisions ? { decisions } : {}) }),
     effective: (profileId: string, characterId?: string) =>
       this.#rpc.call('skills.effective', { profileId, ...(characterId ? { characterId } : {}) }),
   };

@@ -1,5 +1,6 @@
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
+import { decodeBase64 } from './base64';
 import { hearthError, type HearthError } from './errors';
 import { packageHash, packagePath, type PackageFile, type PackageLimits } from './package-files';
 import { err, ok, type Result } from './result';
@@ -361,3 +362,55 @@ export function effectiveSkills(installed: readonly InstalledSkillSummary[], ctx
     .map((s) => s.name);
   return [...new Set(names)].sort();
 }
+
+/**
+ * Skills a character card carries (tools.md §16.3: `data.extensions.tauritavern.skills`, as
+ * TauriTavern writes them): each `inline-files-v1` item as the files of one skill package, its
+ * paths relative to the skill. Text is `utf8`/`utf-8`, binary `base64`. Absent or empty: none.
+ * Anything malformed is refused with where, so a card never installs half a skill.
+ */
+export function embeddedSkillFiles(extensions: unknown): Result<PackageFile[][], HearthError> {
+  const bad = (why: string) =>
+    err(hearthError('skill.invalid', `The card's embedded skills are not valid: ${why}.`));
+  const skills = (extensions as { tauritavern?: { skills?: unknown } } | null)?.tauritavern?.skills;
+  if (skills === undefined || skills === null) return ok([]);
+  const parsed = embeddedSchema.safeParse(skills);
+  if (!parsed.success)
+    return bad(parsed.error.issues.map((i) => `${i.path.join('.') || 'skills'}: ${i.message}`).join('; '));
+  const out: PackageFile[][] = [];
+  for (const [n, item] of parsed.data.items.entries()) {
+    const files: PackageFile[] = [];
+    for (const f of item.files) {
+      let bytes: Uint8Array | null;
+      if (f.encoding === 'base64') bytes = decodeBase64(f.content);
+      else bytes = new TextEncoder().encode(f.content);
+      if (!bytes) return bad(`item ${n + 1}, \`${f.path}\`: the content is not base64`);
+      files.push({ path: f.path, bytes });
+    }
+    out.push(files);
+  }
+  return ok(out);
+}
+
+const embeddedSchema = z.object({
+  version: z.literal(1),
+  items: z
+    .array(
+      z.object({
+        bundleFormat: z.literal('inline-files-v1'),
+        source: z.unknown().optional(),
+        files: z.array(
+          z.object({
+            path: z.string(),
+            encoding: z.enum(['utf8', 'utf-8', 'base64']),
+            content: z.string(),
+            mediaType: z.string().optional(),
+            sizeBytes: z.number().optional(),
+            sha256: z.string().optional(),
+          }),
+        ),
+      }),
+    )
+    .default(() => []),
+  recommended: z.unknown().optional(),
+});

@@ -98,6 +98,23 @@ export class Skills {
     return next;
   }
 
+  /**
+   * What `source` brought goes with it (deleting a character): a skill only it referenced is
+   * removed; one others brought too loses that source and the scope it gave.
+   */
+  async forgetSource(source: string, scope?: SkillScope): Promise<void> {
+    for (const skill of await this.deps.store.list()) {
+      if (!skill.sources.includes(source)) continue;
+      const sources = skill.sources.filter((s) => s !== source);
+      if (sources.length === 0) {
+        await this.deps.store.delete(skill.name);
+        continue;
+      }
+      const scopes = scope ? skill.scopes.filter((s) => scopeKey(s) !== scopeKey(scope)) : skill.scopes;
+      await this.deps.store.put({ ...skill, sources, scopes, updatedAt: this.deps.clock.now() });
+    }
+  }
+
   async remove(name: string): Promise<void> {
     await this.#get(name);
     await this.deps.store.delete(name);

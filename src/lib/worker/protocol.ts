@@ -571,6 +571,13 @@ export type SkillMethods = {
   /** The skill's own files as a zip. */
   'skills.export': (p: { name: string }) => { fileName: string; bytes: Uint8Array };
   'skills.remove': (p: { name: string }) => void;
+  /** The skills a character's card carries (tools.md §16.3), as installing them would go. */
+  'skills.embedded': (p: { characterId: string }) => SkillInspection[];
+  /** Installs them for that character (after the person confirmed). */
+  'skills.installEmbedded': (p: {
+    characterId: string;
+    decisions?: Record<string, 'replace' | 'skip'>;
+  }) => InstalledSkill[];
   /** The skills a profile's agents get (in a chat with `characterId`, also the character's). */
   'skills.effective': (p: { profileId: string; characterId?: string }) => string[];
 };

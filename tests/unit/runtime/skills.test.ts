@@ -25,12 +25,11 @@ const p = (raw: string): WorkspacePath => {
 async function skillsHarness() {
   const db = openHearthDatabase(`skills-${Math.random()}`);
   const workspaces = new MemoryWorkspaceStore();
-  const library = async () => {
+  const store = new DexieSkillStore(db, async () => {
     const opened = await workspaces.open('library/skills');
     if (!opened.ok) throw new Error('library');
     return opened.value;
-  };
-  const store = new DexieSkillStore(db, library);
+  });
   return { skills: new Skills({ store, clock: systemClock }), store, workspaces };
 }
 

@@ -15,6 +15,7 @@ import { characterHandlers } from '$lib/worker/handlers/characters';
 import { lorebookHandlers } from '$lib/worker/handlers/lorebooks';
 import { personaHandlers } from '$lib/worker/handlers/personas';
 import { Transfer } from '$lib/worker/rpc';
+import { memorySkills } from '../../support/memory-skills';
 import { b64json, bytes, fixture, fixtureJson, pngWithText, tinyPng } from '../chat/helpers';
 
 let db: HearthDatabase;
@@ -35,6 +36,7 @@ function api() {
       personas: new DexiePersonaStore(db),
       lorebooks: new DexieLorebookStore(db),
     },
+    skills: memorySkills(db),
   } as unknown as RuntimeContext;
   const methods = {
     ...characterHandlers(ctx).methods,

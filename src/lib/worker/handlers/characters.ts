@@ -180,6 +180,8 @@ export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethod
 
       async 'characters.delete'({ id }) {
         await characters.delete(id);
+        // Skills only this character's card brought go with it (tools.md §16.3).
+        await ctx.skills.forgetSource(`character:${id}`, { kind: 'character', characterId: id });
       },
 
       async 'characters.import'({ fileName, bytes }) {

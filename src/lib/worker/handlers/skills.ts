@@ -1,8 +1,8 @@
 import { zipSync } from 'fflate';
 import { looksLikeZip, readArchive } from '$lib/adapters/packages/archive';
-import { HearthFailure } from '$lib/domain/errors';
+import { hearthError, HearthFailure } from '$lib/domain/errors';
 import type { PackageFile } from '$lib/domain/package-files';
-import { SKILL_PACKAGE_LIMITS } from '$lib/domain/skill';
+import { embeddedSkillFiles, SKILL_PACKAGE_LIMITS } from '$lib/domain/skill';
 import { findProfile } from '$lib/runtime/agent-directory';
 import type { RuntimeContext } from '../context';
 import type { PackageUpload, SkillMethods } from '../protocol';
@@ -11,6 +11,15 @@ import { Transfer, type Handlers } from '../rpc';
 /** The Skills page. */
 export function skillHandlers(ctx: RuntimeContext): Handlers<SkillMethods, Record<never, never>> {
   const { skills } = ctx;
+  /** The skill packages a character's card carries. */
+  const embedded = async (characterId: string) => {
+    const character = await ctx.stores.characters.get(characterId);
+    if (!character)
+      throw new HearthFailure(hearthError('character.not_found', 'This character no longer exists.'));
+    const files = embeddedSkillFiles(character.card.extensions);
+    if (!files.ok) throw new HearthFailure(files.error);
+    return files.value;
+  };
   return {
     methods: {
       'skills.list': () => skills.list(),
@@ -30,6 +39,24 @@ export function skillHandlers(ctx: RuntimeContext): Handlers<SkillMethods, Recor
         return new Transfer({ fileName: `${name}.zip`, bytes: zip }, [zip.buffer as ArrayBuffer]);
       },
       'skills.remove': ({ name }) => skills.remove(name),
+      'skills.embedded': async ({ characterId }) => {
+        const inspections = [];
+        for (const files of await embedded(characterId)) inspections.push(...(await skills.inspect(files)));
+        return inspections;
+      },
+      'skills.installEmbedded': async ({ characterId, decisions }) => {
+        const installed = [];
+        for (const files of await embedded(characterId)) {
+          installed.push(
+            ...(await skills.install(files, {
+              scope: { kind: 'character', characterId },
+              source: `character:${characterId}`,
+              ...(decisions ? { decisions } : {}),
+            })),
+          );
+        }
+        return installed;
+      },
       'skills.effective': async ({ profileId, characterId }) => {
         const profile = await findProfile(ctx.stores.profiles, profileId);
         if (!profile) return [];
