@@ -1,0 +1,94 @@
+import { unzipSync, zipSync } from 'fflate';
+import { readFile } from 'node:fs/promises';
+import type { Page } from '@playwright/test';
+import type { ScriptedLlmServer } from '../support/scripted-llm-server.ts';
+import {
+  addScriptedConnection,
+  expect,
+  expectReply,
+  startSession,
+  test,
+  waitForServiceWorker,
+} from './fixtures';
+
+/**
+ * Skills in the real app (tools.md §16): a zip of two skills imported on the Skills page; in a
+ * Session the model sees both in its instructions, reads one SKILL.md and runs its script in the
+ * shell; the page shows and exports them; offline they are all still there.
+ */
+const encoder = new TextEncoder();
+const skillZip = () =>
+  Buffer.from(
+    zipSync({
+      'tidy/SKILL.md': encoder.encode(
+        '---\nname: tidy\ndescription: Keeps notes tidy.\n---\nSort the notes.\n',
+      ),
+      'counter/SKILL.md': encoder.encode(
+        '---\nname: counter\ndescription: Counts words with a script.\n---\nRun `python3 /skills/counter/scripts/count.py <words>`.\n',
+      ),
+      'counter/scripts/count.py': encoder.encode('import sys\nprint("words:", len(sys.argv) - 1)\n'),
+    }),
+  );
+
+const call = (id: string, name: string, args: object) => ({
+  toolCalls: [{ id, name, arguments: [JSON.stringify(args)] }],
+});
+
+const chatBodies = (llm: ScriptedLlmServer) =>
+  llm.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => JSON.stringify(r.body));
+
+const skillCard = (page: Page, name: string) => page.getByRole('listitem', { name: `Skill ${name}` });
+
+test('a zip of two skills: installed, seen and used by a Session agent, shown and exported, and there offline', async ({
+  page,
+  llm,
+  context,
+}) => {
+  await addScriptedConnection(page, llm);
+  await page.goto('./#/skills');
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Install from file…' }).click();
+  await (await chooser).setFiles({ name: 'skills.zip', mimeType: 'application/zip', buffer: skillZip() });
+  const review = page.getByRole('region', { name: 'Install 2 skills?' });
+  await expect(review).toContainText('counter');
+  await review.getByRole('radio', { name: 'Global (all agents)' }).check();
+  await review.getByRole('button', { name: 'Install', exact: true }).click();
+  await expect(skillCard(page, 'tidy')).toBeVisible();
+  await expect(skillCard(page, 'counter')).toContainText('Counts words with a script.');
+
+  llm.script(
+    call('r1', 'workspace_read_file', { path: 'skills/counter/SKILL.md' }),
+    call('s1', 'workspace_shell', { command: 'python3 /skills/counter/scripts/count.py a b c d' }),
+    { text: ['Four words.'] },
+  );
+  await startSession(page, 'count four words');
+  await expectReply(page, 'Four words.');
+  const [first, , last] = chatBodies(llm);
+  expect(first).toContain('## Skills');
+  expect(first).toContain('skills/tidy/SKILL.md');
+  expect(first).toContain('skills/counter/SKILL.md');
+  expect(last).toContain('Run `python3 /skills/counter/scripts/count.py');
+  expect(last).toContain('words: 4');
+
+  // The page shows a skill's files (its script marked) and exports it as a zip.
+  await page.goto('./#/skills');
+  const counter = skillCard(page, 'counter');
+  await counter.getByRole('button', { name: 'Files', exact: true }).click();
+  await counter.getByRole('button', { name: 'scripts/count.py' }).click();
+  await expect(counter.getByRole('region', { name: 'File scripts/count.py' })).toContainText('script');
+  const download = page.waitForEvent('download');
+  await counter.getByRole('button', { name: 'Export' }).click();
+  const exported = unzipSync(new Uint8Array(await readFile((await (await download).path())!)));
+  expect(Object.keys(exported).sort()).toEqual(['counter/SKILL.md', 'counter/scripts/count.py']);
+
+  // Offline: the index and the files are in this browser.
+  await waitForServiceWorker(page);
+  await context.setOffline(true);
+  await page.reload();
+  await page.getByRole('link', { name: 'Skills' }).click();
+  const offline = skillCard(page, 'tidy');
+  await offline.getByRole('button', { name: 'Files', exact: true }).click();
+  await offline.getByRole('button', { name: 'SKILL.md' }).click();
+  await expect(offline.getByRole('region', { name: 'File SKILL.md' })).toContainText('Sort the notes.');
+  await context.setOffline(false);
+});
