@@ -4,6 +4,11 @@
 // them when asked, and reports a worker that crashed. It never listens to the sandboxes themselves:
 // untrusted code can post to its parent, and nothing here reads it.
 self.onmessage = (event) => {
+  // The page first checks that this worker started (the browser sometimes loses one as it starts).
+  if (event.data?.probe instanceof MessagePort) {
+    event.data.probe.postMessage('alive');
+    return;
+  }
   self.onmessage = null;
   /** @type {MessagePort} */
   const runtime = event.data;
