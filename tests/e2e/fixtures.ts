@@ -113,5 +113,8 @@ export async function addScriptedConnection(
   if (options.images) await page.getByRole('combobox', { name: /^Images/ }).selectOption(options.images);
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByRole('radio', { name: 'Use Scripted for new sessions' }).check();
-  await expect(page.getByRole('radio', { name: 'Use Scripted for new sessions' })).toBeChecked();
+  // Saved before a session starts.
+  await expect(
+    page.getByRole('status').filter({ hasText: 'New sessions and chats use “Scripted”.' }),
+  ).toBeVisible();
 }

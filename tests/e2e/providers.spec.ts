@@ -17,6 +17,10 @@ async function addConnection(page: Page, preset: string, baseUrl: string) {
   await expect(page.getByRole('status').filter({ hasText: 'Connected' })).toBeVisible();
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByRole('radio', { name: `Use ${preset} for new sessions` }).check();
+  // Saved before the session starts.
+  await expect(
+    page.getByRole('status').filter({ hasText: `New sessions and chats use “${preset}”.` }),
+  ).toBeVisible();
 }
 
 const script = (llm: ScriptedLlmServer, callId: string | undefined) =>
