@@ -334,28 +334,40 @@ export class SessionService {
           : undefined,
       },
       deps: {
-        model: run.model,
-        gateway,
-        clock: this.deps.clock,
-        retry: profile.run.modelRetry,
-        sleep: this.deps.sleep,
-        workspace: skills.workspace,
-        roots,
-        providers: this.deps.providers,
-        capabilities: {
-          sandbox: this.deps.sandbox,
-          run: { runId: run.id, target: { kind: 'session', sessionId } },
-        },
-        alwaysAllow: alwaysAllowIn(this.deps.profiles, profile.id),
-        control: { ledger: [], foregroundCommitRequired: false, messageBodyPath: 'work/main.md' },
-        newId: (prefix) => this.deps.ids.contentId(prefix),
-        images: this.deps.images,
+        ...this.#agentDeps(run, profile, { model: run.model, gateway, workspace: skills.workspace, roots }),
         startRound: run.rounds + 1,
         unstarted: input.resumed ? unstartedCalls(transcript.messages(), events) : null,
-        inlineCharLimit: profile.tools.externalResultInlineCharLimit,
       },
       ...(surface.delegates ? { children: this.#children(run, connection, workspace, roots) } : {}),
       ...(input.resumed ? { resumed: events } : {}),
+    };
+  }
+
+  /**
+   * What every agent of a Session run works with (the root and its delegated tasks): its
+   * profile's retries and approvals, the run's sandbox and identity; the caller says where it starts.
+   */
+  #agentDeps(
+    run: RunRecord,
+    profile: ProfileV5,
+    io: { model: string; gateway: ModelGateway; workspace: Workspace; roots: WorkspaceRoots },
+  ): Omit<PreparedRun['deps'], 'startRound' | 'unstarted'> {
+    const sessionId = (run.target as { sessionId: string }).sessionId;
+    return {
+      ...io,
+      clock: this.deps.clock,
+      retry: profile.run.modelRetry,
+      sleep: this.deps.sleep,
+      providers: this.deps.providers,
+      capabilities: {
+        sandbox: this.deps.sandbox,
+        run: { runId: run.id, target: { kind: 'session', sessionId } },
+      },
+      alwaysAllow: alwaysAllowIn(this.deps.profiles, profile.id),
+      control: { ledger: [], foregroundCommitRequired: false, messageBodyPath: 'work/main.md' },
+      newId: (prefix) => this.deps.ids.contentId(prefix),
+      images: this.deps.images,
+      inlineCharLimit: profile.tools.externalResultInlineCharLimit,
     };
   }
 
@@ -382,7 +394,6 @@ export class SessionService {
     workspace: Workspace,
     roots: WorkspaceRoots,
   ): ChildFactory {
-    const sessionId = (run.target as { sessionId: string }).sessionId;
     return {
       resultsDir: `runs/${run.id}/`,
       profile: (id) => findProfile(this.deps.profiles, id),
@@ -427,24 +438,13 @@ export class SessionService {
             textOnlyTurn: 'return',
           },
           deps: {
-            model,
-            gateway: this.deps.gatewayFor(bound),
-            clock: this.deps.clock,
-            retry: profile.run.modelRetry,
-            sleep: this.deps.sleep,
-            workspace: skills.workspace,
-            roots,
-            providers: this.deps.providers,
-            capabilities: {
-              sandbox: this.deps.sandbox,
-              run: { runId: run.id, target: { kind: 'session', sessionId } },
-            },
-            alwaysAllow: alwaysAllowIn(this.deps.profiles, profile.id),
-            control: { ledger: [], foregroundCommitRequired: false, messageBodyPath: 'work/main.md' },
-            newId: (prefix) => this.deps.ids.contentId(prefix),
-            images: this.deps.images,
+            ...this.#agentDeps(run, profile, {
+              model,
+              gateway: this.deps.gatewayFor(bound),
+              workspace: skills.workspace,
+              roots,
+            }),
             ...resumePoint(invocationId, transcript.messages(), resumed),
-            inlineCharLimit: profile.tools.externalResultInlineCharLimit,
           },
         };
       },
