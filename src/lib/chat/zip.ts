@@ -1,9 +1,10 @@
-import { unzipSync } from 'fflate';
+import { readZipEntry, zipEntries } from '$lib/domain/zip-archive';
 
 /**
  * Reading named files out of a ZIP archive (for CHARX cards), with a size cap per file. The cap is
- * checked against the size the archive declares before anything is inflated, and inflation never
- * writes past that declared size, so a small archive cannot expand into a huge allocation.
+ * checked against the size the archive declares before anything is inflated, and an entry that
+ * inflates to more (or less) than that size is refused, so a small archive cannot expand into a
+ * huge allocation.
  */
 
 export type ZipRead =
@@ -12,22 +13,16 @@ export type ZipRead =
   | { kind: 'invalid'; message: string };
 
 export function readZipFiles(archive: Uint8Array, names: ReadonlySet<string>, maxBytes: number): ZipRead {
-  let tooLarge: { name: string; size: number } | null = null;
-  try {
-    const files = unzipSync(archive, {
-      filter: (f) => {
-        if (!names.has(f.name)) return false;
-        if (f.originalSize > maxBytes) {
-          tooLarge ??= { name: f.name, size: f.originalSize };
-          return false;
-        }
-        return true;
-      },
-    });
-    const big = tooLarge as { name: string; size: number } | null;
-    if (big) return { kind: 'too_large', name: big.name, size: big.size };
-    return { kind: 'ok', files: new Map(Object.entries(files)) };
-  } catch (e) {
-    return { kind: 'invalid', message: e instanceof Error ? e.message : String(e) };
+  const directory = zipEntries(archive);
+  if (!directory.ok) return { kind: 'invalid', message: directory.error };
+  const wanted = directory.value.filter((entry) => names.has(entry.name));
+  const big = wanted.find((entry) => entry.size > maxBytes);
+  if (big) return { kind: 'too_large', name: big.name, size: big.size };
+  const files = new Map<string, Uint8Array>();
+  for (const entry of wanted) {
+    const bytes = readZipEntry(archive, entry);
+    if (!bytes.ok) return { kind: 'invalid', message: bytes.error };
+    files.set(entry.name, bytes.value);
   }
+  return { kind: 'ok', files };
 }

@@ -1,7 +1,8 @@
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { looksLikeZip, readArchive, readCentralDirectory } from '$lib/adapters/packages/archive';
+import { looksLikeZip, readArchive } from '$lib/adapters/packages/archive';
 import type { PackageLimits } from '$lib/domain/package-files';
+import { buildZip } from '../../support/zip-builder';
 
 const limits: PackageLimits = {
   files: 10,
@@ -114,80 +115,6 @@ const asZip64 = (zip: Uint8Array, { locator = true } = {}): Uint8Array => {
   return concat(zip.subarray(0, e), record, locator ? loc : new Uint8Array(0), end);
 };
 
-describe('readCentralDirectory', () => {
-  it('lists every entry in order, none a link by default', () => {
-    const zip = zipSync({
-      'a/': new Uint8Array(0),
-      'a/x.js': [strToU8('x'), { comment: 'a comment', extra: { 0xcafe: strToU8('extra bytes') } }],
-      'é.txt': strToU8('utf-8 name'),
-      'b.js': strToU8('b'),
-    });
-    expect(readCentralDirectory(zip)).toEqual({
-      ok: true,
-      value: [
-        { name: 'a/', symlink: false },
-        { name: 'a/x.js', symlink: false },
-        { name: 'é.txt', symlink: false },
-        { name: 'b.js', symlink: false },
-      ],
-    });
-  });
-
-  it('reads an empty archive as no entries', () => {
-    expect(readCentralDirectory(zipSync({}))).toEqual({ ok: true, value: [] });
-  });
-
-  it('marks a Unix (or OS X) symlink entry, by its mode', () => {
-    const zip = zipSync({ 'a.js': strToU8('a'), 'b.js': strToU8('b') });
-    const names = (z: Uint8Array) => {
-      const r = readCentralDirectory(z);
-      return r.ok ? r.value.filter((e) => e.symlink).map((e) => e.name) : r.error;
-    };
-    expect(names(withMode(zip, 'b.js', S_IFLNK | 0o777))).toEqual(['b.js']);
-    expect(names(withMode(zip, 'a.js', S_IFLNK | 0o777, 19))).toEqual(['a.js']);
-    expect(names(withMode(zip, 'a.js', S_IFREG | 0o644))).toEqual([]);
-    expect(names(withMode(zip, 'a.js', S_IFDIR | 0o755))).toEqual([]);
-    // 0o140000 (a socket) shares bits with S_IFLNK without being one.
-    expect(names(withMode(zip, 'a.js', 0o140777))).toEqual([]);
-    // On MS-DOS (host 0) the high bits are no Unix mode.
-    expect(names(withMode(zip, 'a.js', S_IFLNK | 0o777, 0))).toEqual([]);
-  });
-
-  it('reads a name without the UTF-8 flag as Latin-1, as fflate does', () => {
-    const zip = zipSync({ 'caf\u00e9.js': strToU8('x') });
-    const record = centralRecords(zip)[0]!;
-    const view = new DataView(zip.buffer);
-    expect(view.getUint16(record + 8, true) & 0x800).toBe(0x800);
-    view.setUint16(record + 8, view.getUint16(record + 8, true) & ~0x800, true);
-    const r = readCentralDirectory(zip);
-    expect(r.ok && r.value.map((e) => e.name)).toEqual(['caf\u00c3\u00a9.js']);
-  });
-
-  it('reads the entry count and offset from a ZIP64 end record', () => {
-    const zip = asZip64(zipSync({ 'a.js': strToU8('a'), 'b.js': strToU8('b') }));
-    const r = readCentralDirectory(zip);
-    expect(r.ok && r.value.map((e) => e.name)).toEqual(['a.js', 'b.js']);
-  });
-
-  it.each([
-    ['no bytes', new Uint8Array(0), 'no end of central directory record'],
-    ['21 bytes', new Uint8Array(21), 'no end of central directory record'],
-    [
-      'an end record over 65,557 bytes from the end',
-      concat(zipSync({ 'a.js': strToU8('a') }), new Uint8Array(65536)),
-      'no end of central directory record',
-    ],
-    [
-      'saturated fields without a ZIP64 record',
-      asZip64(zipSync({ 'a.js': strToU8('a') }), { locator: false }),
-      'declares a ZIP64 end of central directory record',
-    ],
-  ])('refuses %s', (_, bytes, reason) => {
-    const r = readCentralDirectory(bytes);
-    expect(r.ok ? '' : r.error).toContain(reason);
-  });
-});
-
 describe('readArchive', () => {
   it('reads files back with their paths and bytes', () => {
     const zip = zipSync({
@@ -291,12 +218,15 @@ describe('readArchive', () => {
     expect(e.message).toContain('`a.js` inflates to 1024 MiB');
   });
 
-  it('never inflates an entry past the size it declares', () => {
+  it('never inflates an entry past the size it declares, refusing it', () => {
     const zip = zipSync({ 'bomb.bin': new Uint8Array(2 * 1024 * 1024) });
     const [record] = centralRecords(zip);
     new DataView(zip.buffer).setUint32(record! + 24, 1000, true); // declared small, so no ratio to judge
-    const r = readArchive(zip, limits);
-    expect(r.ok && r.value.map((f) => [f.path, f.bytes.byteLength])).toEqual([['bomb.bin', 1000]]);
+    expect(refusal(zip)).toEqual({
+      code: 'package.invalid',
+      message:
+        'This is not a readable zip archive (`bomb.bin` inflates to more than the 1000 bytes it declares).',
+    });
   });
 
   it('refuses files over totalBytes together', () => {
@@ -402,16 +332,11 @@ describe('readArchive', () => {
     expect(refusal(asZip64(withMode(zip, 'b.js', S_IFLNK | 0o777))).code).toBe('package.invalid_path');
   });
 
-  it('never inflates an entry that fflate finds but the link check did not', () => {
-    // fflate reads only the low half of the ZIP64 locator's record offset; with a high half set,
-    // the record is not a ZIP64 record to the link check, which reads the end record's own fields
-    // (one entry) while fflate reads the ZIP64 record's (two, the second a link).
+  it('refuses a ZIP64 locator pointing to no ZIP64 record rather than reading the end record', () => {
+    // With the locator's record offset made to point nowhere, the end record's own fields would
+    // list one entry and hide the second, a link; the archive is refused instead.
     const plain = zipSync({ 'a.js': strToU8('a'), 'link.js': noise(1000) });
-    const pv = new DataView(plain.buffer);
-    const offset = pv.getUint32(endRecord(plain) + 16, true);
-    const local = pv.getUint32(centralRecord(plain, 'link.js') + 42, true);
-    // The link's data cannot be inflated: were it tried, the refusal would say so.
-    plain[local + 30 + pv.getUint16(local + 26, true) + pv.getUint16(local + 28, true)] = 0xff;
+    const offset = new DataView(plain.buffer).getUint32(endRecord(plain) + 16, true);
     const zip = asZip64(withMode(plain, 'link.js', S_IFLNK | 0o777));
     const e = endRecord(zip);
     const view = new DataView(zip.buffer);
@@ -419,10 +344,38 @@ describe('readArchive', () => {
     view.setUint16(e + 10, 1, true);
     view.setUint32(e + 16, offset, true);
     view.setUint32(e - 20 + 12, 1, true);
-    expect(readCentralDirectory(zip)).toEqual({ ok: true, value: [{ name: 'a.js', symlink: false }] });
     const error = refusal(zip);
     expect(error.code).toBe('package.invalid');
-    expect(error.message).toContain('could not be read consistently');
+    expect(error.message).toContain('locator points to no ZIP64 end record');
+  });
+
+  it('reads entries with ZIP64 extra fields under an ordinary end record', () => {
+    const zip = buildZip([
+      { name: 'SKILL.md', data: strToU8('---\n'), zip64Extra: true },
+      { name: 'lib/a.js', data: strToU8('a'), dataDescriptor: true },
+    ]);
+    expect(read(zip)).toEqual({ 'SKILL.md': '---\n', 'lib/a.js': 'a' });
+  });
+
+  it("refuses by the ZIP64 extra field's size, before inflating", () => {
+    const zip = buildZip([
+      { name: 'big.bin', data: noise(100), zip64Extra: true, declaredSize: 5_000_000_000 },
+    ]);
+    const e = refusal(zip);
+    expect(e.code).toBe('package.too_large');
+    expect(e.message).toContain('`big.bin` inflates to 4768.4 MiB');
+  });
+
+  it('refuses an entry whose data lies about its size, or uses an unknown method', () => {
+    const lies = refusal(buildZip([{ name: 'a.js', data: noise(1000), declaredSize: 1200 }]));
+    expect(lies).toEqual({
+      code: 'package.invalid',
+      message:
+        'This is not a readable zip archive (`a.js` inflates to 1000 bytes, not the 1200 it declares).',
+    });
+    const method = refusal(buildZip([{ name: 'a.js', data: strToU8('a'), method: 12 }]));
+    expect(method.code).toBe('package.invalid');
+    expect(method.message).toContain('compression method 12');
   });
 
   it('refuses saturated end record fields without a ZIP64 record as package.invalid', () => {

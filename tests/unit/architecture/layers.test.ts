@@ -41,8 +41,8 @@ function importsOf(layer: string): { file: string; target: string }[] {
 
 /** DESIGN.md: dependencies point inward only. Every folder of src/lib, and the pages. */
 const ALLOWED: Record<string, RegExp> = {
-  // The front matter of skills is YAML.
-  domain: /^(domain\/|package:(zod|yaml)$)/,
+  // The front matter of skills is YAML; zip entries inflate with fflate.
+  domain: /^(domain\/|package:(zod|yaml|fflate)$)/,
   // Stores of characters, lorebooks and chats hold the chat/ layer's (pure) documents.
   ports: /^(domain|ports|chat)\//,
   runtime: /^(domain|ports|runtime|tools|chat)\/|^package:zod$/,

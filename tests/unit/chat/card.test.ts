@@ -12,6 +12,7 @@ import {
   type CharacterCard,
 } from '$lib/chat/card';
 import { decodeTextChunk, readPngChunks } from '$lib/chat/png';
+import { buildZip } from '../../support/zip-builder';
 import { b64json, bytes, fixture, fixtureJson, pngWithText, tinyPng } from './helpers';
 
 const must = (r: ReturnType<typeof parseCard>): CharacterCard => {
@@ -393,6 +394,49 @@ describe('CHARX', () => {
     expect(card.name).toBe('Sable');
     expect(card.avatar).toEqual(tinyPng());
     expect(card.assets?.map((a) => a.uri)).toEqual(withIcon.data.assets.map((a) => a.uri));
+  });
+
+  it('reads a card written with ZIP64 extra fields under an ordinary end record (issue 19)', () => {
+    const icon = tinyPng();
+    const zip = buildZip([
+      { name: 'card.json', data: bytes(JSON.stringify(withIcon)), zip64Extra: true },
+      { name: 'assets/icon/images/main.png', data: icon, method: 0, zip64Extra: true },
+      { name: 'assets/emotion/images/happy.png', data: tinyPng(), zip64Extra: true },
+    ]);
+    const card = must(parseCard(zip, 'zip64.charx'));
+    expect(card.origin).toEqual({ spec: 'v3', specVersion: '3.0', container: 'charx' });
+    expect(card.name).toBe('Sable');
+    expect(card.avatar).toEqual(icon);
+  });
+
+  it('reads a card in a ZIP64 archive with data descriptors', () => {
+    const zip = buildZip(
+      [
+        { name: 'card.json', data: bytes(JSON.stringify(withIcon)), dataDescriptor: true },
+        { name: 'assets/icon/images/main.png', data: tinyPng(), dataDescriptor: true },
+      ],
+      { zip64End: true },
+    );
+    expect(must(parseCard(zip, 'x.charx')).avatar).toEqual(tinyPng());
+  });
+
+  it('refuses a card.json whose data lies about its size', () => {
+    const zip = buildZip([{ name: 'card.json', data: bytes(JSON.stringify(v3)), declaredSize: 10 }]);
+    const r = parseCard(zip, 'x.charx');
+    expect(r).toMatchObject({ ok: false, error: { code: 'card.invalid_charx' } });
+    expect(!r.ok && r.error.message).toBe(
+      '"x.charx" is not a readable CHARX (ZIP) file: `card.json` inflates to more than the 10 bytes it declares.',
+    );
+  });
+
+  it('refuses a card.json over the size cap by its ZIP64 size', () => {
+    const zip = buildZip([
+      { name: 'card.json', data: bytes('{}'), zip64Extra: true, declaredSize: 0x1_0000_0000 },
+    ]);
+    expect(parseCard(zip, 'x.charx')).toMatchObject({
+      ok: false,
+      error: { code: 'card.too_large', message: expect.stringContaining('4294967296 bytes') },
+    });
   });
 
   it('round-trips through a PNG export', () => {

@@ -16,6 +16,7 @@ import { lorebookHandlers } from '$lib/worker/handlers/lorebooks';
 import { personaHandlers } from '$lib/worker/handlers/personas';
 import { Transfer } from '$lib/worker/rpc';
 import { memorySkills } from '../../support/memory-skills';
+import { buildZip } from '../../support/zip-builder';
 import { b64json, bytes, fixture, fixtureJson, pngWithText, tinyPng } from '../chat/helpers';
 
 let db: HearthDatabase;
@@ -114,6 +115,23 @@ describe('characters API', () => {
       expect(character.card.name).not.toBe('');
     }
     expect((await call('characters.list', undefined)).characters).toHaveLength(2);
+  });
+
+  it('imports a CHARX card written with ZIP64 extra fields, with its icon as the avatar', async () => {
+    const call = api();
+    const v3 = fixtureJson('card-v3.json') as { data: Record<string, unknown> };
+    const card = {
+      ...v3,
+      data: { ...v3.data, assets: [{ type: 'icon', uri: 'embeded://icon.png', name: 'main', ext: 'png' }] },
+    };
+    const zip = buildZip([
+      { name: 'card.json', data: bytes(JSON.stringify(card)), zip64Extra: true },
+      { name: 'icon.png', data: tinyPng(), zip64Extra: true },
+    ]);
+    const { character } = await call('characters.import', { fileName: 'sable.charx', bytes: zip });
+    expect(character.card.name).toBe('Sable');
+    expect(character.avatar && isPng(character.avatar)).toBe(true);
+    expect((await call('characters.list', undefined)).characters).toHaveLength(1);
   });
 
   const hostile: [string, Uint8Array, string, RegExp][] = [
