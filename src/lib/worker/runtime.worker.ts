@@ -32,6 +32,7 @@ serveRpc(
     extensions: new IsolatedExtensionRunner(extensionHost, () => engines.extensionBundle()),
     attachExtensionHost,
     appOrigin: self.location.origin,
+    databaseProblem: (problem) => tell(page.call('page.databaseProblem', problem)),
     page: {
       approvalRequested: (runId, target, request) =>
         tell(page.call('page.approvalRequested', { runId, target, ...request })),
