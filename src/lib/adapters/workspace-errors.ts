@@ -1,5 +1,6 @@
 import type { WorkspaceError } from '$lib/ports/workspace';
 import { err } from '$lib/domain/result';
+import { quotaExceeded } from '$lib/domain/storage-quota';
 
 /** The error values both workspace adapters return, so their messages match. */
 export const fileNotFound = (path: string) =>
@@ -19,3 +20,7 @@ export const conflict = (path: string, why: string) =>
 
 export const storageFailed = (message: string) =>
   err<WorkspaceError>({ code: 'workspace.storage_failed', message });
+
+/** A write that did not fit in the browser's storage; `what` as `quotaExceeded` takes it. */
+export const quotaFull = (what: string) =>
+  err<WorkspaceError>({ ...quotaExceeded(what), code: 'storage.quota_exceeded' });

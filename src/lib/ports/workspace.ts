@@ -21,7 +21,8 @@ export type WriteGuard = { kind: 'none' } | { kind: 'absent' } | { kind: 'sha256
 
 /**
  * Codes an adapter returns. `workspace.conflict` = the guard did not hold; tools map it to the
- * model-facing code of their contract. `workspace.storage_failed` is a system failure.
+ * model-facing code of their contract. `workspace.storage_failed` is a system failure, and so is
+ * `storage.quota_exceeded` (the browser's storage for this origin is full).
  */
 export type WorkspaceError = HearthError & {
   code:
@@ -29,7 +30,8 @@ export type WorkspaceError = HearthError & {
     | 'workspace.path_is_directory'
     | 'workspace.not_a_directory'
     | 'workspace.conflict'
-    | 'workspace.storage_failed';
+    | 'workspace.storage_failed'
+    | 'storage.quota_exceeded';
 };
 
 export interface AppendOutcome {

@@ -1,3 +1,4 @@
+import type { HearthError } from '$lib/domain/errors';
 import type { NewRunEvent, RunEvent } from '$lib/domain/events';
 import type { InvocationId, RunRecord, RunStatus } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
@@ -55,6 +56,8 @@ const encode = (value: unknown): Uint8Array =>
  */
 export class RunRecorder implements RunLog {
   #run: RunRecord;
+  /** The seq of the last event this recorder stored. */
+  #lastSeq = 0;
 
   constructor(
     run: RunRecord,
@@ -113,6 +116,7 @@ export class RunRecorder implements RunLog {
     }
     const record = changed ? { ...next, updatedAt: this.deps.clock.now() } : undefined;
     const stored = await this.deps.journal.append(this.#run.id, events, { record, files, messages });
+    this.#lastSeq = stored.at(-1)?.seq ?? this.#lastSeq;
     // The record first: a run's terminal event ends its watchers' streams.
     if (record) {
       this.#run = record;
@@ -141,6 +145,28 @@ export class RunRecorder implements RunLog {
 
   publish(update: RunUpdate): void {
     this.deps.publish(update);
+  }
+
+  /**
+   * The run's failure when not even that can be stored (the browser's storage is full): the
+   * failed record and its `run_failed` event are published live only, so the page still shows
+   * why the run ended. The stored run stays unfinished; start-up marks it interrupted.
+   */
+  publishUnrecorded(error: HearthError): void {
+    const now = this.deps.clock.now();
+    this.#run = { ...this.#run, status: 'failed', error, updatedAt: now };
+    this.deps.publish({ type: 'run', run: this.#run });
+    this.deps.publish({
+      type: 'event',
+      event: {
+        runId: this.#run.id,
+        seq: this.#lastSeq + 1,
+        timestamp: new Date(now).toISOString(),
+        level: 'error',
+        type: 'run_failed',
+        payload: { code: error.code, message: error.message, retryable: false, userRetryable: false },
+      },
+    });
   }
 
   /**

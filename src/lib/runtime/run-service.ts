@@ -446,7 +446,10 @@ export class RunService {
         }
         await this.#finalize(recorder, settled, inbox, ledger);
       } catch (e) {
-        await this.#finalize(recorder, { kind: 'failed', error: errorOf(e) }, inbox, ledger);
+        const error = errorOf(e);
+        await this.#finalize(recorder, { kind: 'failed', error }, inbox, ledger).catch(() =>
+          recorder.publishUnrecorded(error),
+        );
       } finally {
         // Whatever the run's shell left in its sandbox ends with the run.
         this.#deps.sandbox?.release?.(plan.workspaceKey);

@@ -178,4 +178,17 @@ describe('settings API: storage', () => {
     expect(await s.persist(true)).toMatchObject({ granted: true, askedBy: 'page' });
     expect(worker.calls).toEqual(['persist']);
   });
+
+  it('remembers that it asked and what the browser answered; nothing when nobody could ask', async () => {
+    const nobody = api();
+    await nobody.persist();
+    expect((await nobody.estimate()).persistAsked).toBeUndefined();
+
+    const { storage } = fakeStorage(false);
+    const s = api(storage);
+    expect((await s.estimate()).persistAsked).toBeUndefined();
+    const answered = await s.persist(false);
+    expect(answered.estimate.persistAsked).toEqual({ at: expect.any(Number), granted: false });
+    expect((await s.estimate()).persistAsked).toEqual(answered.estimate.persistAsked);
+  });
 });

@@ -16,6 +16,7 @@ import type {
   StoredList,
 } from '$lib/ports/characters';
 import type { CharacterRow, HearthDatabase, LorebookRow } from './database';
+import { storageFailure } from '../storage-failure';
 
 /** Settings keys: the globally attached lorebooks and the default persona. */
 export const GLOBAL_LOREBOOKS_KEY = 'globalLorebookIds';
@@ -26,9 +27,7 @@ async function guarded<T>(what: string, op: () => Promise<T>): Promise<T> {
     return await op();
   } catch (e) {
     if (e instanceof HearthFailure) throw e;
-    throw new HearthFailure(
-      hearthError('storage.failed', `Could not ${what}: ${e instanceof Error ? e.message : String(e)}`),
-    );
+    throw new HearthFailure(storageFailure(what, e));
   }
 }
 

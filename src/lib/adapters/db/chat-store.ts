@@ -1,16 +1,15 @@
 import type { ChatMessageRow, ChatRecord } from '$lib/chat/records';
-import { HearthFailure, hearthError } from '$lib/domain/errors';
+import { HearthFailure } from '$lib/domain/errors';
 import type { ChatStore } from '$lib/ports/chats';
 import type { HearthDatabase } from './database';
+import { storageFailure } from '../storage-failure';
 
 async function guarded<T>(what: string, op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (e) {
     if (e instanceof HearthFailure) throw e;
-    throw new HearthFailure(
-      hearthError('storage.failed', `Could not ${what}: ${e instanceof Error ? e.message : String(e)}`),
-    );
+    throw new HearthFailure(storageFailure(what, e));
   }
 }
 

@@ -1,12 +1,14 @@
 import { defaultLevel, type NewRunEvent, type RunEvent } from '$lib/domain/events';
 import { HearthFailure } from '$lib/domain/errors';
 import { sha256Hex } from '$lib/domain/hash';
+import { quotaExceeded } from '$lib/domain/storage-quota';
 import type { RunId, RunRecord } from '$lib/domain/run';
 import type { SessionMessage } from '$lib/domain/session';
 import type { Clock } from '$lib/ports/clock';
 import type { Journal, JournalWrite, ReadEventsOptions } from '$lib/ports/journal';
 import type { HearthDatabase } from './database';
 import { putRecordFiles } from './record-files';
+import { isQuotaExceeded, storageFailure } from '../storage-failure';
 
 interface Pending {
   events: RunEvent[];
@@ -101,10 +103,14 @@ export class DexieJournal implements Journal {
       });
       for (const p of batch) p.resolve(p.events);
     } catch (e) {
-      const failure = new HearthFailure({
-        code: 'journal.append_failed',
-        message: `The run journal could not be written: ${e instanceof Error ? e.message : String(e)}`,
-      });
+      const failure = new HearthFailure(
+        isQuotaExceeded(e)
+          ? quotaExceeded('save the run journal')
+          : {
+              code: 'journal.append_failed',
+              message: `The run journal could not be written: ${e instanceof Error ? e.message : String(e)}`,
+            },
+      );
       for (const p of batch) p.reject(failure);
     }
   }
@@ -146,10 +152,7 @@ export class DexieJournal implements Journal {
     try {
       return await op();
     } catch (e) {
-      throw new HearthFailure({
-        code: 'storage.failed',
-        message: `Could not ${what}: ${e instanceof Error ? e.message : String(e)}`,
-      });
+      throw new HearthFailure(storageFailure(what, e));
     }
   }
 }

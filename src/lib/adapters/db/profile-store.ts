@@ -9,6 +9,7 @@ import {
 import { isJsonObject } from '$lib/domain/json';
 import type { ProfileIssue, ProfileStore, StoredProfiles } from '$lib/ports/profiles';
 import type { HearthDatabase, ProfileRow } from './database';
+import { storageFailure } from '../storage-failure';
 
 type Decoded = { ok: true; profile: ProfileV5; stale: boolean } | { ok: false; issue: ProfileIssue };
 
@@ -52,9 +53,7 @@ async function guarded<T>(what: string, op: () => Promise<T>): Promise<T> {
     return await op();
   } catch (e) {
     if (e instanceof HearthFailure) throw e;
-    throw new HearthFailure(
-      hearthError('storage.failed', `Could not ${what}: ${e instanceof Error ? e.message : String(e)}`),
-    );
+    throw new HearthFailure(storageFailure(what, e));
   }
 }
 

@@ -11,8 +11,16 @@ import type {
   WorkspaceStore,
   WriteGuard,
 } from '$lib/ports/workspace';
-import { conflict, fileNotFound, isAFile, pathIsDirectory, storageFailed } from '../workspace-errors';
+import {
+  conflict,
+  fileNotFound,
+  isAFile,
+  pathIsDirectory,
+  quotaFull,
+  storageFailed,
+} from '../workspace-errors';
 import { workspaceKeySegments } from '../workspace-key';
+import { isQuotaExceeded } from '../storage-failure';
 import type { HearthDatabase } from './database';
 
 /** One entry of a workspace's record tree: a file with its bytes, or a directory. */
@@ -191,6 +199,7 @@ class RecordWorkspace implements Workspace {
     try {
       return await this.db.transaction(mode, this.db.records, () => body(this.db.records));
     } catch (e) {
+      if (isQuotaExceeded(e)) return quotaFull("save the run's records");
       return storageFailed(
         `Run records could not be accessed: ${e instanceof Error ? e.message : String(e)}`,
       );

@@ -5,17 +5,15 @@ import type { SessionMessage, SessionRecord } from '$lib/domain/session';
 import type { ConnectionStore, RunStore, SessionStore, SettingsStore } from '$lib/ports/stores';
 import type { JsonValue } from '$lib/domain/json';
 import type { HearthDatabase } from './database';
+import { storageFailure } from '../storage-failure';
 
-/** Database errors become visible, coded failures instead of silent blanks. */
+/** Database errors become visible, coded failures instead of silent blanks (a full quota its own). */
 export async function guarded<T>(what: string, op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (e) {
     if (e instanceof HearthFailure) throw e;
-    throw new HearthFailure({
-      code: 'storage.failed',
-      message: `Could not ${what}: ${e instanceof Error ? e.message : String(e)}`,
-    });
+    throw new HearthFailure(storageFailure(what, e));
   }
 }
 

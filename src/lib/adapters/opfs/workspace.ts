@@ -11,7 +11,15 @@ import type {
   WriteGuard,
 } from '$lib/ports/workspace';
 import { workspaceKeySegments } from '../workspace-key';
-import { conflict, fileNotFound, isAFile, pathIsDirectory, storageFailed } from '../workspace-errors';
+import {
+  conflict,
+  fileNotFound,
+  isAFile,
+  pathIsDirectory,
+  quotaFull,
+  storageFailed,
+} from '../workspace-errors';
+import { isQuotaExceeded } from '../storage-failure';
 
 type Dir = FileSystemDirectoryHandle;
 /** lib.dom has no async iteration for directory handles yet; Chromium has it. */
@@ -21,11 +29,15 @@ const BASE = 'workspaces';
 
 const domError = (e: unknown): string | undefined => (e instanceof DOMException ? e.name : undefined);
 
-/** Maps anything thrown inside a port method to `workspace.storage_failed`: the port never throws. */
-async function guarded<T>(what: string, fn: () => Promise<Result<T, WorkspaceError>>) {
+/**
+ * Maps anything thrown inside a port method to `workspace.storage_failed`, or to
+ * `storage.quota_exceeded` when what `saving` names did not fit: the port never throws.
+ */
+async function guarded<T>(what: string, fn: () => Promise<Result<T, WorkspaceError>>, saving?: string) {
   try {
     return await fn();
   } catch (e) {
+    if (isQuotaExceeded(e)) return quotaFull(saving ?? what);
     const detail = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     return storageFailed(`Workspace storage failed to ${what}: ${detail}`);
   }
@@ -74,6 +86,7 @@ async function readHandle(handle: FileSystemFileHandle): Promise<Uint8Array> {
   }
 }
 
+/** Writes go to a swap file that replaces the file on close, so a failed write is aborted and the old content stays. */
 async function writeHandle(handle: FileSystemFileHandle, data: Uint8Array, appendAt?: number) {
   const stream = await handle.createWritable({ keepExistingData: appendAt !== undefined });
   try {
@@ -82,6 +95,23 @@ async function writeHandle(handle: FileSystemFileHandle, data: Uint8Array, appen
     await stream.close();
   } catch (e) {
     await stream.abort().catch(() => undefined);
+    throw e;
+  }
+}
+
+/** Writes the file `entry` is (creating it when null); a file created for a write that failed is removed again. */
+async function writeNew(
+  dir: Dir,
+  name: string,
+  entry: Entry,
+  write: (handle: FileSystemFileHandle) => Promise<void>,
+) {
+  if (entry?.kind === 'file') return write(entry.handle);
+  const handle = await dir.getFileHandle(name, { create: true });
+  try {
+    await write(handle);
+  } catch (e) {
+    await dir.removeEntry(name).catch(() => undefined);
     throw e;
   }
 }
@@ -133,44 +163,52 @@ class OpfsWorkspace implements Workspace {
     data: Uint8Array,
     guard: WriteGuard = { kind: 'none' },
   ): Promise<Result<{ sha256: string }, WorkspaceError>> {
-    return this.#locked(path, `write ${path}`, async () => {
-      const { parent, name } = split(path);
-      // A sha256 guard needs an existing file, so it never creates parents.
-      const dir = await walk(this.root, parent, guard.kind !== 'sha256');
-      if (!dir.ok) return dir.error.code === 'workspace.file_not_found' ? fileNotFound(path) : dir;
-      const entry = await entryIn(dir.value, name);
-      if (entry?.kind === 'directory') return pathIsDirectory(path);
-      if (guard.kind === 'absent' && entry) return conflict(path, 'already exists');
-      if (guard.kind === 'sha256') {
-        if (!entry) return fileNotFound(path);
-        if ((await sha256Hex(await readHandle(entry.handle))) !== guard.sha256)
-          return conflict(path, 'has changed');
-      }
-      const handle = entry?.handle ?? (await dir.value.getFileHandle(name, { create: true }));
-      await writeHandle(handle, data);
-      return ok({ sha256: await sha256Hex(data) });
-    });
+    return this.#locked(
+      path,
+      `write ${path}`,
+      async () => {
+        const { parent, name } = split(path);
+        // A sha256 guard needs an existing file, so it never creates parents.
+        const dir = await walk(this.root, parent, guard.kind !== 'sha256');
+        if (!dir.ok) return dir.error.code === 'workspace.file_not_found' ? fileNotFound(path) : dir;
+        const entry = await entryIn(dir.value, name);
+        if (entry?.kind === 'directory') return pathIsDirectory(path);
+        if (guard.kind === 'absent' && entry) return conflict(path, 'already exists');
+        if (guard.kind === 'sha256') {
+          if (!entry) return fileNotFound(path);
+          if ((await sha256Hex(await readHandle(entry.handle))) !== guard.sha256)
+            return conflict(path, 'has changed');
+        }
+        await writeNew(dir.value, name, entry, (handle) => writeHandle(handle, data));
+        return ok({ sha256: await sha256Hex(data) });
+      },
+      `save the file ${path}`,
+    );
   }
 
   append(path: WorkspacePath, data: Uint8Array): Promise<Result<AppendOutcome, WorkspaceError>> {
-    return this.#locked(path, `append to ${path}`, async () => {
-      const { parent, name } = split(path);
-      const dir = await walk(this.root, parent, true);
-      if (!dir.ok) return dir;
-      const entry = await entryIn(dir.value, name);
-      if (entry?.kind === 'directory') return pathIsDirectory(path);
-      const previous = entry ? await readHandle(entry.handle) : new Uint8Array();
-      const handle = entry?.handle ?? (await dir.value.getFileHandle(name, { create: true }));
-      await writeHandle(handle, data, previous.byteLength);
-      const next = new Uint8Array(previous.byteLength + data.byteLength);
-      next.set(previous);
-      next.set(data, previous.byteLength);
-      return ok({
-        sha256: await sha256Hex(next),
-        created: entry === null,
-        previousSha256: entry ? await sha256Hex(previous) : null,
-      });
-    });
+    return this.#locked(
+      path,
+      `append to ${path}`,
+      async () => {
+        const { parent, name } = split(path);
+        const dir = await walk(this.root, parent, true);
+        if (!dir.ok) return dir;
+        const entry = await entryIn(dir.value, name);
+        if (entry?.kind === 'directory') return pathIsDirectory(path);
+        const previous = entry ? await readHandle(entry.handle) : new Uint8Array();
+        await writeNew(dir.value, name, entry, (handle) => writeHandle(handle, data, previous.byteLength));
+        const next = new Uint8Array(previous.byteLength + data.byteLength);
+        next.set(previous);
+        next.set(data, previous.byteLength);
+        return ok({
+          sha256: await sha256Hex(next),
+          created: entry === null,
+          previousSha256: entry ? await sha256Hex(previous) : null,
+        });
+      },
+      `save the file ${path}`,
+    );
   }
 
   list(dir?: WorkspacePath): Promise<Result<WorkspaceEntry[], WorkspaceError>> {
@@ -203,8 +241,13 @@ class OpfsWorkspace implements Workspace {
   }
 
   /** Web Locks serialize modifications of one file across workers and tabs of this origin. */
-  #locked<T>(path: WorkspacePath, what: string, fn: () => Promise<Result<T, WorkspaceError>>) {
-    return guarded(what, () => navigator.locks.request(`hearth:ws:${this.key}:${path}`, fn));
+  #locked<T>(
+    path: WorkspacePath,
+    what: string,
+    fn: () => Promise<Result<T, WorkspaceError>>,
+    saving?: string,
+  ) {
+    return guarded(what, () => navigator.locks.request(`hearth:ws:${this.key}:${path}`, fn), saving);
   }
 }
 

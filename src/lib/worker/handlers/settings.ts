@@ -15,6 +15,9 @@ import type { RetentionApplyUpdate, SettingsMethods, SettingsStreams, StorageEst
 import type { Handlers } from '../rpc';
 
 export const RETENTION_KEY = 'retention';
+/** When Hearth asked for persistent storage and what the browser answered (asked once, D18). */
+export const PERSIST_ASKED_KEY = 'storage.persistAsked';
+type PersistAsked = NonNullable<StorageEstimate['persistAsked']>;
 
 /** StorageManager as some engines expose it: `persist` may be missing (it is window-only). */
 type StorageLike = Pick<StorageManager, 'estimate' | 'persisted'> & { persist?: () => Promise<boolean> };
@@ -56,6 +59,14 @@ export function settingsHandlers(ctx: RuntimeContext): Handlers<SettingsMethods,
     return parsed.ok ? parsed.value : { ...DEFAULT_RETENTION };
   }
 
+  async function estimate(): Promise<StorageEstimate> {
+    const [read, asked] = await Promise.all([
+      estimateOf(storage),
+      settings.get<PersistAsked>(PERSIST_ASKED_KEY).catch(() => undefined),
+    ]);
+    return asked ? { ...read, persistAsked: asked } : read;
+  }
+
   async function plan(policy: RetentionPolicy | undefined): Promise<RetentionPlan> {
     const planned = planRetention(await allRuns(runs), policy ? valid(policy) : await savedPolicy());
     if (!planned.ok) throw new HearthFailure(planned.error);
@@ -73,7 +84,7 @@ export function settingsHandlers(ctx: RuntimeContext): Handlers<SettingsMethods,
 
   return {
     methods: {
-      'storage.estimate': () => estimateOf(storage),
+      'storage.estimate': () => estimate(),
       async 'storage.persist'({ pageAnswer }) {
         let granted = pageAnswer;
         let askedBy: 'page' | 'worker' | 'none' = granted === undefined ? 'none' : 'page';
@@ -81,8 +92,12 @@ export function settingsHandlers(ctx: RuntimeContext): Handlers<SettingsMethods,
           granted = await storage.persist();
           askedBy = 'worker';
         }
-        const estimate = await estimateOf(storage);
-        return { granted: granted ?? false, askedBy, estimate };
+        if (askedBy !== 'none') {
+          const asked: PersistAsked = { at: systemClock.now(), granted: granted ?? false };
+          // Remembering it is a convenience: a full storage must not turn the answer into a failure.
+          await settings.set(PERSIST_ASKED_KEY, asked).catch(() => undefined);
+        }
+        return { granted: granted ?? false, askedBy, estimate: await estimate() };
       },
       'settings.retention.get': () => savedPolicy(),
       async 'settings.retention.set'(policy) {

@@ -106,11 +106,16 @@ export function workspaceHandlers(ctx: RuntimeContext): Handlers<WorkspaceMethod
             ),
           );
         }
-        const written: string[] = [];
+        const written: WorkspacePath[] = [];
         for (const file of files) {
           const name = file.name.replaceAll(/[\\/]/g, '_');
           const path = await freePath(workspace, target, name);
-          unwrap(await workspace.write(path, file.bytes, { kind: 'absent' }));
+          const stored = await workspace.write(path, file.bytes, { kind: 'absent' });
+          if (!stored.ok) {
+            // An upload is added whole or not at all (a full quota stops it midway).
+            for (const done of written) await workspace.remove(done);
+            throw new HearthFailure(stored.error);
+          }
           written.push(path);
         }
         return written;
