@@ -1,6 +1,7 @@
 import { utf8 } from '$lib/domain/base64';
 import {
   CharacterCardSchema,
+  type CharacterCard,
   exportCardJson,
   exportCardPng,
   newCharacterCard,
@@ -14,7 +15,7 @@ import {
 } from '$lib/chat/records';
 import { HearthFailure } from '$lib/domain/errors';
 import type { RuntimeContext } from '../context';
-import type { CharacterMethods, CharacterSummary, ExportedFile } from '../protocol';
+import type { CharacterImportResult, CharacterMethods, CharacterSummary, ExportedFile } from '../protocol';
 import type { Handlers } from '../rpc';
 import {
   characterAvatar,
@@ -50,6 +51,73 @@ const byName = (a: { name: string }, b: { name: string }) =>
 
 const tidyTags = (tags: string[]) => [...new Set(tags.map((t) => t.trim()).filter((t) => t !== ''))];
 
+/** A record checked against its schema before it is saved, so every saved row reads back. */
+function checked(record: CharacterRecord): CharacterRecord {
+  const parsed = CharacterRecordSchema.safeParse(record);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    fail(
+      'character.invalid',
+      `The character cannot be saved: ${first ? `${first.path.join('.')}: ${first.message}` : 'invalid'}.`,
+    );
+  }
+  return record;
+}
+
+/** A card file, its size checked and then parsed; a broken or hostile card is refused naming the problem. */
+export function readCardFile(fileName: string, bytes: unknown): CharacterCard {
+  const label = fileName ? `"${fileName}"` : 'The file';
+  if (!isBytes(bytes) || bytes.length === 0) fail('card.unsupported_format', `${label} is empty.`);
+  if (bytes.length > MAX_CARD_FILE_BYTES) {
+    fail('card.too_large', `${label} is ${bytes.length} bytes, over the ${MAX_CARD_FILE_BYTES}-byte limit.`);
+  }
+  const parsed = parseCard(bytes, fileName);
+  if (!parsed.ok) throw new HearthFailure(parsed.error);
+  return parsed.value;
+}
+
+/** The card as a character keeps it: its avatar and embedded book are stored apart. */
+export const storedCard = (card: CharacterCard): CharacterCard => ({
+  ...card,
+  avatar: null,
+  characterBook: null,
+});
+
+/**
+ * Saves a read card as a new character. Its embedded `character_book` becomes a lorebook of its
+ * own, attached first, unless `linked` (an existing lorebook: the one the card links) is attached
+ * first instead; `extra` (existing lorebooks) are attached after it.
+ */
+export async function saveImportedCard(
+  ctx: RuntimeContext,
+  fileName: string,
+  card: CharacterCard,
+  books: { linked?: string; extra?: string[] } = {},
+): Promise<CharacterImportResult> {
+  const id = newId('chr');
+  const t = Date.now();
+  const lorebook: LorebookRecord | null =
+    card.characterBook && !books.linked
+      ? {
+          id: newId('lb'),
+          book: { ...card.characterBook, name: card.characterBook.name.trim() || `${card.name}'s lorebook` },
+          source: { kind: 'card', fileName, characterId: id },
+          createdAt: t,
+          updatedAt: t,
+        }
+      : null;
+  const record: CharacterRecord = {
+    id,
+    card: storedCard(card),
+    ...(card.avatar ? { avatar: card.avatar } : {}),
+    lorebookIds: [books.linked ?? lorebook?.id, ...(books.extra ?? [])].filter((id) => id !== undefined),
+    createdAt: t,
+    updatedAt: t,
+  };
+  await ctx.stores.characters.put(checked(record), { lorebooks: lorebook ? [lorebook] : [] });
+  return { character: record, lorebook };
+}
+
 /** Characters: SillyTavern cards stored in the `characters` table, their avatars and lorebooks. */
 export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethods, Record<never, never>> {
   const { characters, lorebooks } = ctx.stores;
@@ -77,19 +145,6 @@ export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethod
       if (book) return book;
     }
     return null;
-  }
-
-  /** A record checked against its schema before it is saved, so every saved row reads back. */
-  function checked(record: CharacterRecord): CharacterRecord {
-    const parsed = CharacterRecordSchema.safeParse(record);
-    if (!parsed.success) {
-      const first = parsed.error.issues[0];
-      fail(
-        'character.invalid',
-        `The character cannot be saved: ${first ? `${first.path.join('.')}: ${first.message}` : 'invalid'}.`,
-      );
-    }
-    return record;
   }
 
   const summary = (c: CharacterRecord): CharacterSummary => ({
@@ -185,41 +240,8 @@ export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethod
       },
 
       async 'characters.import'({ fileName, bytes }) {
-        const label = fileName ? `"${fileName}"` : 'The file';
-        if (!isBytes(bytes) || bytes.length === 0) fail('card.unsupported_format', `${label} is empty.`);
-        if (bytes.length > MAX_CARD_FILE_BYTES) {
-          fail(
-            'card.too_large',
-            `${label} is ${bytes.length} bytes, over the ${MAX_CARD_FILE_BYTES}-byte limit.`,
-          );
-        }
-        const parsed = parseCard(bytes, fileName);
-        if (!parsed.ok) throw new HearthFailure(parsed.error);
-        const card = parsed.value;
-        const id = newId('chr');
-        const t = now();
-        const lorebook: LorebookRecord | null = card.characterBook
-          ? {
-              id: newId('lb'),
-              book: {
-                ...card.characterBook,
-                name: card.characterBook.name.trim() || `${card.name}'s lorebook`,
-              },
-              source: { kind: 'card', fileName, characterId: id },
-              createdAt: t,
-              updatedAt: t,
-            }
-          : null;
-        const record: CharacterRecord = {
-          id,
-          card: { ...card, avatar: null, characterBook: null },
-          ...(card.avatar ? { avatar: card.avatar } : {}),
-          lorebookIds: lorebook ? [lorebook.id] : [],
-          createdAt: t,
-          updatedAt: t,
-        };
-        await characters.put(checked(record), { lorebooks: lorebook ? [lorebook] : [] });
-        return withTransfer({ character: record, lorebook }, [record.avatar]);
+        const result = await saveImportedCard(ctx, fileName, readCardFile(fileName, bytes));
+        return withTransfer(result, [result.character.avatar]);
       },
 
       async 'characters.export'({ id, format }) {

@@ -1,5 +1,5 @@
 import { utf8 } from '$lib/domain/base64';
-import { emptyLorebook, exportWorldInfo, parseWorldInfo } from '$lib/chat/lorebook';
+import { emptyLorebook, exportWorldInfo, parseWorldInfo, type Lorebook } from '$lib/chat/lorebook';
 import { exportFileName, LorebookRecordSchema, type LorebookRecord } from '$lib/chat/records';
 import { HearthFailure } from '$lib/domain/errors';
 import type { RuntimeContext } from '../context';
@@ -32,6 +32,52 @@ function checked(record: LorebookRecord): LorebookRecord {
     seen.add(entry.uid);
   }
   return { ...parsed.data, book: { ...book, name: book.name.trim() } };
+}
+
+/** A world info file, its size checked and then parsed; refused with a message naming the problem. */
+export function readWorldInfoFile(fileName: string, bytes: unknown): Lorebook {
+  const label = fileName ? `"${fileName}"` : 'The file';
+  if (!isBytes(bytes) || bytes.length === 0) fail('lorebook.invalid', `${label} is empty.`);
+  if (bytes.length > MAX_LOREBOOK_FILE_BYTES) {
+    fail(
+      'lorebook.invalid',
+      `${label} is ${bytes.length} bytes, over the ${MAX_LOREBOOK_FILE_BYTES}-byte limit.`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(utf8.decode(bytes));
+  } catch (e) {
+    return fail(
+      'lorebook.invalid',
+      `${label} is not valid JSON (${e instanceof Error ? e.message : String(e)}).`,
+    );
+  }
+  const spec = (json as { spec?: unknown } | null)?.spec;
+  if (spec === 'chara_card_v2' || spec === 'chara_card_v3') {
+    fail('lorebook.invalid', `${label} is a character card, not a lorebook: import it on Characters.`);
+  }
+  const parsed = parseWorldInfo(json, baseName(fileName));
+  if (!parsed.ok) throw new HearthFailure({ ...parsed.error, message: `${label}: ${parsed.error.message}` });
+  return { ...parsed.value, name: parsed.value.name.trim() || 'Imported lorebook' };
+}
+
+/** Saves a read world info file as a new lorebook. */
+export async function saveImportedLorebook(
+  ctx: RuntimeContext,
+  fileName: string,
+  book: Lorebook,
+): Promise<LorebookRecord> {
+  const t = Date.now();
+  const record = checked({
+    id: newId('lb'),
+    book,
+    source: { kind: 'worldInfo', fileName },
+    createdAt: t,
+    updatedAt: t,
+  });
+  await ctx.stores.lorebooks.put(record);
+  return record;
 }
 
 /** Lorebooks (SillyTavern world info) and where they are attached. */
@@ -93,41 +139,7 @@ export function lorebookHandlers(ctx: RuntimeContext): Handlers<LorebookMethods,
       },
 
       async 'lorebooks.import'({ fileName, bytes }) {
-        const label = fileName ? `"${fileName}"` : 'The file';
-        if (!isBytes(bytes) || bytes.length === 0) fail('lorebook.invalid', `${label} is empty.`);
-        if (bytes.length > MAX_LOREBOOK_FILE_BYTES) {
-          fail(
-            'lorebook.invalid',
-            `${label} is ${bytes.length} bytes, over the ${MAX_LOREBOOK_FILE_BYTES}-byte limit.`,
-          );
-        }
-        let json: unknown;
-        try {
-          json = JSON.parse(utf8.decode(bytes));
-        } catch (e) {
-          return fail(
-            'lorebook.invalid',
-            `${label} is not valid JSON (${e instanceof Error ? e.message : String(e)}).`,
-          );
-        }
-        const spec = (json as { spec?: unknown } | null)?.spec;
-        if (spec === 'chara_card_v2' || spec === 'chara_card_v3') {
-          fail('lorebook.invalid', `${label} is a character card, not a lorebook: import it on Characters.`);
-        }
-        const parsed = parseWorldInfo(json, baseName(fileName));
-        if (!parsed.ok)
-          throw new HearthFailure({ ...parsed.error, message: `${label}: ${parsed.error.message}` });
-        const t = now();
-        const book = parsed.value;
-        const record = checked({
-          id: newId('lb'),
-          book: { ...book, name: book.name.trim() || 'Imported lorebook' },
-          source: { kind: 'worldInfo', fileName },
-          createdAt: t,
-          updatedAt: t,
-        });
-        await lorebooks.put(record);
-        return record;
+        return saveImportedLorebook(ctx, fileName, readWorldInfoFile(fileName, bytes));
       },
 
       async 'lorebooks.export'({ id }) {

@@ -7,6 +7,24 @@ import { fail, newId, personaAvatar, requireName, withTransfer } from './content
 const text = (v: unknown, what: string): string =>
   typeof v === 'string' ? v : fail('persona.invalid', `${what} must be text.`);
 
+/** A new persona: a name, a description (default none) and an avatar image (optional). */
+export async function createPersona(
+  ctx: RuntimeContext,
+  { name, description, avatar }: { name: unknown; description?: unknown; avatar?: unknown },
+): Promise<PersonaRecord> {
+  const t = Date.now();
+  const persona: PersonaRecord = {
+    id: newId('per'),
+    name: requireName(name, 'persona.invalid', 'A persona'),
+    description: description === undefined ? '' : text(description, 'The description'),
+    ...(avatar !== undefined ? { avatar: personaAvatar(avatar) } : {}),
+    createdAt: t,
+    updatedAt: t,
+  };
+  await ctx.stores.personas.put(persona);
+  return persona;
+}
+
 /** Personas (who the person is in a chat) and the default persona. */
 export function personaHandlers(ctx: RuntimeContext): Handlers<PersonaMethods, Record<never, never>> {
   const { personas } = ctx.stores;
@@ -31,17 +49,8 @@ export function personaHandlers(ctx: RuntimeContext): Handlers<PersonaMethods, R
         );
       },
 
-      async 'personas.create'({ name, description, avatar }) {
-        const t = now();
-        const persona: PersonaRecord = {
-          id: newId('per'),
-          name: requireName(name, 'persona.invalid', 'A persona'),
-          description: description === undefined ? '' : text(description, 'The description'),
-          ...(avatar !== undefined ? { avatar: personaAvatar(avatar) } : {}),
-          createdAt: t,
-          updatedAt: t,
-        };
-        await personas.put(persona);
+      async 'personas.create'(input) {
+        const persona = await createPersona(ctx, input);
         return withTransfer(persona, [persona.avatar]);
       },
 
