@@ -112,7 +112,8 @@ export async function addScriptedConnection(
   await page.getByLabel('Model', { exact: true }).fill(options.model ?? 'scripted-model');
   if (options.images) await page.getByRole('combobox', { name: /^Images/ }).selectOption(options.images);
   await page.getByRole('button', { name: 'Save' }).click();
-  await page.getByRole('radio', { name: 'Use Scripted for new sessions' }).check();
+  // A first connection becomes the default on saving; a later one is picked here.
+  await page.getByRole('radio', { name: 'Use Scripted for new sessions and chats' }).check();
   // Saved before a session starts.
   await expect(
     page.getByRole('status').filter({ hasText: 'New sessions and chats use “Scripted”.' }),

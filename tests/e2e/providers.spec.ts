@@ -11,12 +11,13 @@ async function addConnection(page: Page, preset: string, baseUrl: string) {
   await page.getByLabel('Base URL').fill(baseUrl);
   await page.getByLabel('API key').fill('sk-test-key');
   await page.getByRole('button', { name: 'Load models' }).click();
-  await expect(page.getByText(/models listed/)).toBeVisible();
-  await page.getByLabel('Model', { exact: true }).fill('scripted-model');
+  // One model listed: it is picked.
+  await expect(page.getByText('1 model listed: scripted-model.')).toBeVisible();
+  await expect(page.getByLabel('Model', { exact: true })).toHaveValue('scripted-model');
   await page.getByRole('button', { name: 'Test connection' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Connected' })).toBeVisible();
   await page.getByRole('button', { name: 'Save' }).click();
-  await page.getByRole('radio', { name: `Use ${preset} for new sessions` }).check();
+  await page.getByRole('radio', { name: `Use ${preset} for new sessions and chats` }).check();
   // Saved before the session starts.
   await expect(
     page.getByRole('status').filter({ hasText: `New sessions and chats use “${preset}”.` }),

@@ -40,6 +40,9 @@ export const PersonaRecordSchema = z.object({
 });
 export type PersonaRecord = z.infer<typeof PersonaRecordSchema>;
 
+/** The person's name in chats without a persona: in messages, `{{user}}` and exports alike. */
+export const NO_PERSONA_NAME = 'User';
+
 /** Where a lorebook came from: a world info file, or a card's embedded `character_book`. */
 export const LorebookSourceSchema = z.object({
   kind: z.enum(['worldInfo', 'card']),

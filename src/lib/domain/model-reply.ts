@@ -71,11 +71,13 @@ export function createReplyAssembler(): ReplyAssembler {
           entries.push({ kind: 'call', callId: part.callId });
           return;
         case 'tool-call': {
+          const args = normalizeToolArguments(part.rawArguments);
           const call: Extract<ContentPart, { type: 'tool-call' }> = {
             type: 'tool-call',
             callId: part.callId,
             name: part.name,
-            input: replayArguments(normalizeToolArguments(part.rawArguments)),
+            input: replayArguments(args),
+            ...(args.kind === 'invalid' ? { rawArguments: args.raw } : {}),
             ...(part.providerMetadata !== undefined ? { providerMetadata: part.providerMetadata } : {}),
           };
           const slot = entries.find((e) => e.kind === 'call' && e.callId === part.callId && !e.part);

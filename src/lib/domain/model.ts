@@ -45,6 +45,8 @@ export type ContentPart =
       name: string;
       /** Replayed to providers: the normalized arguments, `{}` when they were invalid. */
       input: JsonObject;
+      /** Invalid arguments as the model sent them: shown to the person, never replayed. */
+      rawArguments?: string;
       providerMetadata?: ProviderMetadata;
     }
   | {

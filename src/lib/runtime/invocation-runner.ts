@@ -520,7 +520,7 @@ function partialKeeper(transcript: Transcript, clock: Clock) {
 }
 
 /** `<first segment of the message-body path>/direct_output.md` (runtime.md §1.8). */
-function directOutputPath(messageBodyPath: string): WorkspacePath {
+export function directOutputPath(messageBodyPath: string): WorkspacePath {
   const parsed = parseWorkspacePath(`${messageBodyPath.split('/')[0] || 'output'}/direct_output.md`);
   if (!parsed.ok) throw new HearthFailure(parsed.error);
   return parsed.value;

@@ -40,7 +40,9 @@ describe('assembleReply', () => {
         type: 'tool-call',
         callId: 'call_2',
         name: 'read',
+        // Replayed as `{}`; the text as sent is kept to show the person.
         input: {},
+        rawArguments: '{"path":',
         providerMetadata: { gemini: { thoughtSignature: 'C' } },
       },
     ]);

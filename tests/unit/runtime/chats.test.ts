@@ -31,10 +31,10 @@ describe('Chat runs', () => {
     expect(view.messages[0]).toMatchObject({
       name: 'Brindle',
       isUser: false,
-      mes: 'Hello, You.',
+      mes: 'Hello, User.',
       swipeId: 0,
     });
-    expect(view.messages[0]!.swipes.map((s) => s.text)).toEqual(['Hello, You.', 'Oh, You again.']);
+    expect(view.messages[0]!.swipes.map((s) => s.text)).toEqual(['Hello, User.', 'Oh, User again.']);
   });
 
   it('an agent drafts in a file and publishes by commit; the reply becomes the chat message', async () => {
@@ -52,7 +52,7 @@ describe('Chat runs', () => {
 
     const view = await service.get(chat.id);
     expect(view.messages.map((m) => [m.isUser, m.mes])).toEqual([
-      [false, 'Hello, You.'],
+      [false, 'Hello, User.'],
       [true, 'Hi there'],
       [false, '*Brindle waves.* Welcome!'],
     ]);
@@ -188,7 +188,7 @@ describe('Chat runs', () => {
     const imported = await service.importJsonl('c1', 'copy.jsonl', file.bytes);
     expect(imported.problems).toEqual([]);
     const view = await service.get(imported.chat.id);
-    expect(view.messages[0]!.swipes.map((s) => s.text)).toEqual(['Hello, You.', 'Oh, You again.']);
+    expect(view.messages[0]!.swipes.map((s) => s.text)).toEqual(['Hello, User.', 'Oh, User again.']);
   });
 });
 
@@ -360,7 +360,7 @@ describe("the chat's profile", () => {
     });
     // Nothing was lost or half-started: the greeting is all the chat holds, and no run exists.
     const view = await service.get(chat.id);
-    expect(view.messages.map((m) => m.mes)).toEqual(['Hello, You.']);
+    expect(view.messages.map((m) => m.mes)).toEqual(['Hello, User.']);
     expect(view.runs).toEqual([]);
   });
 

@@ -144,6 +144,11 @@ export class ChatState {
     return this.#save(async () => this.#put(await this.client.chats.editMessage(this.chatId, index, text)));
   }
 
+  /** The plain text a failed run wrote instead of committing, made the reply. */
+  useDirectOutput(runId: RunId): Promise<boolean> {
+    return this.#save(async () => this.#put(await this.client.chats.useDirectOutput(runId)));
+  }
+
   /** Deletes message `index` (later messages move up: the chat is read again). */
   deleteMessage(index: number): Promise<boolean> {
     return this.#save(async () => {

@@ -32,6 +32,9 @@ export class ProfileEditor {
   readonly readOnly = $derived((this.detail?.summary.readOnly ?? true) && !this.customizing);
   /** What the worker checks: the JSON text, or the form's draft as JSON. */
   readonly text = $derived(this.tab === 'json' ? this.json : JSON.stringify(this.draft, null, 2));
+  /** The text as last loaded or saved: anything else is an unsaved change. */
+  #baseline = $state('');
+  readonly dirty = $derived(!this.readOnly && this.draft !== null && this.text !== this.#baseline);
   readonly canSave = $derived(
     !this.readOnly && !this.checking && !this.saving && this.problems.length === 0 && this.draft !== null,
   );
@@ -60,6 +63,7 @@ export class ProfileEditor {
     this.draft = structuredClone(detail.profile);
     this.json = JSON.stringify(detail.profile, null, 2);
     this.problems = detail.problems;
+    this.#baseline = this.text;
   }
 
   /** Call from an effect: reads the text being edited and checks it shortly after it settles. */
@@ -116,6 +120,7 @@ export class ProfileEditor {
     this.notice = null;
     try {
       const saved = await this.client.profiles.save(JSON.parse(this.text), this.id);
+      this.#baseline = this.text;
       this.customizing = false;
       if (saved.id === this.id) this.#show(await this.client.profiles.get(this.id));
       this.notice = `Saved “${saved.displayName}”.`;

@@ -131,8 +131,29 @@ export class SessionState {
     }
   }
 
+  /** An empty title is refused by keeping the one there is. */
+  async rename(title: string): Promise<boolean> {
+    if (!title.trim()) return false;
+    try {
+      this.session = await this.client.sessions.update(this.sessionId, { title: title.trim() });
+      return true;
+    } catch (e) {
+      this.error = describeError(e);
+      return false;
+    }
+  }
+
   dispose(): void {
     if (this.#ticker) clearInterval(this.#ticker);
+  }
+
+  /** The session record again: a run's start titles a new session after its first message. */
+  async #reloadRecord(): Promise<void> {
+    try {
+      this.session = (await this.client.sessions.get(this.sessionId)).session;
+    } catch (e) {
+      this.error ??= describeError(e);
+    }
   }
 
   async #follow(updates: AsyncIterable<RunUpdate>): Promise<void> {
@@ -147,6 +168,7 @@ export class SessionState {
       this.approvals = [];
       this.delegation = NO_DELEGATION;
       this.workspaceVersion++;
+      void this.#reloadRecord();
       if (this.#ticker && !this.busy) {
         clearInterval(this.#ticker);
         this.#ticker = null;
@@ -165,7 +187,10 @@ export class SessionState {
       }
       case 'message':
         if (!this.messages.some((m) => m.index === update.message.index)) this.messages.push(update.message);
-        if (update.message.role === 'assistant') this.streaming = null;
+        if (update.message.role === 'assistant') {
+          this.streaming = null;
+          void this.#reloadRecord();
+        }
         break;
       case 'round-reset':
         this.streaming = null;

@@ -17,6 +17,7 @@ export function chatHandlers(ctx: RuntimeContext): Handlers<ChatMethods, ChatStr
       'chats.delete': (p) => chats.delete(p.chatId),
       'chats.editMessage': (p) => chats.editMessage(p.chatId, p.index, p.text),
       'chats.deleteMessage': (p) => chats.deleteMessage(p.chatId, p.index),
+      'chats.useDirectOutput': (p) => chats.useDirectOutput(p.runId),
       'chats.selectSwipe': (p) => chats.selectSwipe(p.chatId, p.index, p.swipeId),
       'chats.importJsonl': (p) => chats.importJsonl(p.characterId, p.fileName, p.bytes),
       async 'chats.exportJsonl'(p) {

@@ -194,8 +194,15 @@ describe('anthropic decoding of recorded streams', () => {
         usage: { inputTokens: 90, outputTokens: 64, totalTokens: 154 },
       },
     ]);
+    // The model's replay is `{}`; what it sent is kept for the person to see.
     expect(assembleReply(parts)).toEqual([
-      { type: 'tool-call', callId: 'toolu_01Trunc8d', name: 'workspace_write_file', input: {} },
+      {
+        type: 'tool-call',
+        callId: 'toolu_01Trunc8d',
+        name: 'workspace_write_file',
+        input: {},
+        rawArguments: '{"path": "work/a.md", "content": "# Chapter 1\\nIt was',
+      },
     ]);
   });
 
