@@ -9,6 +9,8 @@ import { defineConfig } from 'vitest/config';
 import { engineAssets } from './scripts/vite/engine-assets.ts';
 import { chromiumLaunchOptions } from './tests/support/chromium.mjs';
 
+const appVersion = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+
 /**
  * With hash routing SvelteKit renders the one page as a fallback, whose asset URLs are absolute
  * (`/_app/...`). Relative URLs let the same build run from any sub-path (`/hearth/`). This runs
@@ -38,6 +40,8 @@ function relativeAppShell(): Plugin {
 }
 
 export default defineConfig({
+  // Written into backups, so a restore knows which Hearth made them.
+  define: { __HEARTH_VERSION__: JSON.stringify(appVersion) },
   plugins: [
     sveltekit(),
     relativeAppShell(),

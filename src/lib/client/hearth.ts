@@ -4,10 +4,13 @@ import type { McpPermission, McpServer, McpServerDraft } from '$lib/domain/mcp';
 import type { ExtensionToolPermission } from '$lib/domain/extension';
 import type { SkillScope } from '$lib/domain/skill';
 import type { ConnectionDraft } from '$lib/domain/connection';
+import type { DatabaseProblem } from '$lib/domain/database-problem';
 import type { PrunedLevel, RetentionPolicy } from '$lib/domain/retention';
 import type { RunId } from '$lib/domain/run';
+import { EXPORTS_DIR, type RestoreChoices } from '$lib/domain/backup';
 import type { Endpoint } from '$lib/worker/rpc';
-import { RpcClient, serveRpc } from '$lib/worker/rpc';
+import { SettledCallsRpc, type SettledCall } from './settled-calls';
+import { serveRpc } from '$lib/worker/rpc';
 import type {
   ApprovalDecision,
   CharacterCardPatch,
@@ -20,6 +23,7 @@ import type {
   PageStreams,
   PendingApproval,
   PackageUpload,
+  StLibrarySource,
 } from '$lib/worker/protocol';
 
 /** The buffer behind `bytes`, to transfer rather than copy. */
@@ -31,16 +35,18 @@ const transferOf = (bytes: Uint8Array | null | undefined): Transferable[] =>
  * to the runtime worker; failures reject with a HearthFailure carrying a stable code.
  */
 export class HearthClient {
-  readonly #rpc: RpcClient<HearthMethods, HearthStreams>;
+  readonly #rpc: SettledCallsRpc<HearthMethods, HearthStreams>;
   readonly #approvals = new Map<string, PendingApproval>();
   readonly #approvalListeners = new Set<() => void>();
+  #databaseProblem: DatabaseProblem | null = null;
+  readonly #databaseListeners = new Set<() => void>();
 
   /**
    * `sandboxHost`, `extensionHost`: the ports of the page's sandbox and extension hosts, handed to
    * the runtime for the shell and for extensions.
    */
   constructor(endpoint: Endpoint, options: { sandboxHost?: MessagePort; extensionHost?: MessagePort } = {}) {
-    this.#rpc = new RpcClient(endpoint);
+    this.#rpc = new SettledCallsRpc(endpoint);
     // The other direction: what the runtime tells this page.
     serveRpc<PageMethods, PageStreams>(endpoint, {
       methods: {
@@ -49,6 +55,11 @@ export class HearthClient {
           this.#approvalsChanged()
         ),
         'page.approvalSettled': async (p) => (this.#approvals.delete(p.approvalId), this.#approvalsChanged()),
+        'page.databaseProblem': async (p) => {
+          this.#databaseProblem = p;
+          for (const listener of this.#databaseListeners) listener();
+          return null;
+        },
       },
       streams: {},
     });
@@ -71,6 +82,16 @@ export class HearthClient {
     subscribe: (listener: () => void): (() => void) => {
       this.#approvalListeners.add(listener);
       return () => this.#approvalListeners.delete(listener);
+    },
+  };
+
+  /** Why this tab cannot use the database (it must be reloaded), once the runtime says so. */
+  readonly database = {
+    problem: (): DatabaseProblem | null => this.#databaseProblem,
+    /** Calls `listener` when the problem is known; returns the unsubscribe. */
+    subscribe: (listener: () => void): (() => void) => {
+      this.#databaseListeners.add(listener);
+      return () => this.#databaseListeners.delete(listener);
     },
   };
 
@@ -271,6 +292,8 @@ export class HearthClient {
       this.#rpc.call('chats.editMessage', { chatId, index, text }),
     deleteMessage: (chatId: string, index: number) =>
       this.#rpc.call('chats.deleteMessage', { chatId, index }),
+    /** The plain text a failed run wrote (drift) becomes the character's reply. */
+    useDirectOutput: (runId: RunId) => this.#rpc.call('chats.useDirectOutput', { runId }),
     selectSwipe: (chatId: string, index: number, swipeId: number) =>
       this.#rpc.call('chats.selectSwipe', { chatId, index, swipeId }),
     /** A SillyTavern chat file; lines that could not be read are listed in `problems`. */
@@ -284,6 +307,32 @@ export class HearthClient {
     regenerate: (chatId: string) => this.#rpc.stream('chats.regenerate', { chatId }),
     /** More of the last reply: the agent's commit is appended to it. */
     continue: (chatId: string) => this.#rpc.stream('chats.continue', { chatId }),
+  };
+
+  /** Bringing a whole library over from elsewhere. */
+  readonly library = {
+    /**
+     * A SillyTavern user-data folder (its files by relative path) or its backup zip: progress file
+     * by file, then `done` with what was imported and what was skipped. The files are read in the
+     * worker, never here.
+     */
+    importSillyTavern: (source: StLibrarySource) => this.#rpc.stream('library.importSillyTavern', source),
+  };
+
+  /** The whole app as one archive, and back (the archive is never read or held by the page). */
+  readonly backup = {
+    /** Writes the archive in the worker (OPFS `exports/`): progress, then its name and size. */
+    export: (includeRuns: boolean) => this.#rpc.stream('backup.export', { includeRuns }),
+    /** The archive the last export wrote, as a file the page can download (disk-backed). */
+    exportedFile: async (fileName: string): Promise<File> => {
+      const root = await navigator.storage.getDirectory();
+      const dir = await root.getDirectoryHandle(EXPORTS_DIR);
+      return (await dir.getFileHandle(fileName)).getFile();
+    },
+    /** The dry run: checks the archive and compares it with this browser's data. */
+    inspect: (file: Blob) => this.#rpc.stream('backup.inspect', { file }),
+    restore: (token: string, choices: RestoreChoices) =>
+      this.#rpc.stream('backup.restore', { token, choices }),
   };
 
   /** Usage, quota and persistence of this origin's storage. */
@@ -300,6 +349,8 @@ export class HearthClient {
       const pageAnswer = typeof storage?.persist === 'function' ? await storage.persist() : undefined;
       return this.#rpc.call('storage.persist', { pageAnswer });
     },
+    /** Calls `listener` whenever a call or stream of the runtime settles; returns the unsubscribe. */
+    afterCalls: (listener: (call: SettledCall) => void): (() => void) => this.#rpc.subscribe(listener),
   };
 
   /** Settings kept in the database: retention of finished runs (runtime.md §1.17.6). */

@@ -180,6 +180,11 @@ export type ErrorCode =
   | 'checkpoint.not_found'
   | 'checkpoint.corrupt'
   | 'storage.failed'
+  // backups
+  | 'backup.invalid'
+  | 'backup.newer_version'
+  | 'backup.busy'
+  | 'storage.quota_exceeded'
   | 'connection.invalid'
   | 'settings.invalid'
   | 'rpc.closed'
@@ -212,6 +217,9 @@ export type ErrorCode =
   | 'storage.corrupt_record'
   | 'chat.invalid_jsonl'
   | 'chat.invalid_header'
+  // a SillyTavern library brought over whole (chat/st-library.ts)
+  | 'library.invalid'
+  | 'library.too_large'
   // chat-scope builtin tools (tools.md §13.1–13.3, 13.10, 13.11, 13.17; runtime.md §1.9–1.10)
   | 'chat.not_found'
   | 'chat.message_not_found'

@@ -12,6 +12,7 @@ import {
   type ChatPatch,
   type ChatRecord,
   type CharacterRecord,
+  NO_PERSONA_NAME,
 } from '$lib/chat/records';
 import { greetingMessage, scanMessagesOf } from '$lib/chat/transcript';
 import { exampleCharacter } from '$lib/chat/example';
@@ -50,6 +51,7 @@ import { auditPaths, chatAuditLayout } from './audit-paths';
 import { assembleChatPrompt } from './chat-prompt';
 import type { CommitRecord, Publisher } from './control';
 import { rootInvocation } from './invocation';
+import { directOutputPath } from './invocation-runner';
 import { projectPersist, promotePersist, type PersistFile } from './persist';
 import { connectionFor, connectionOfRun } from './model-binding';
 import { alwaysAllowIn } from './profile-approvals';
@@ -267,7 +269,8 @@ export class ChatService {
     return next;
   }
 
-  async importJsonl(characterId: string, fileName: string, bytes: Uint8Array) {
+  /** `lorebookIds`: books to attach to the chat (a library's chat links its world). */
+  async importJsonl(characterId: string, fileName: string, bytes: Uint8Array, lorebookIds: string[] = []) {
     await this.#character(characterId);
     const parsed = parseChatJsonl(new TextDecoder().decode(bytes));
     if (!parsed.ok) throw new HearthFailure(parsed.error);
@@ -277,7 +280,7 @@ export class ChatService {
       characterId,
       title: fileName.replace(/\.jsonl$/i, '') || 'Imported chat',
       personaId: null,
-      lorebookIds: [],
+      lorebookIds,
       createdAt: now,
       updatedAt: now,
     };
@@ -362,6 +365,42 @@ export class ChatService {
       }
       return { history: rows, published: null, target: { kind: 'continue', index: last.index } };
     });
+  }
+
+  /**
+   * The plain text a failed Chat run wrote instead of committing (drift, runtime.md §1.8), made
+   * the reply: a new message from the character after the chat's last one.
+   */
+  async useDirectOutput(runId: RunId): Promise<ChatMessageRow> {
+    const run = await this.deps.runs.get(runId);
+    if (!run || run.target.kind !== 'chat')
+      throw new HearthFailure(hearthError('agent.not_found', 'Not a chat run.'));
+    const chatId = run.target.chatId;
+    const character = await this.#character((await this.#chat(chatId)).characterId);
+    const ws = await this.deps.workspaces.open(chatRunWorkspaceKey(chatId, run.id));
+    if (!ws.ok) throw new HearthFailure(ws.error);
+    const input = await readJson<ChatRunInput>(ws.value, RUN_INPUT);
+    const read = await ws.value.read(directOutputPath(input.bodyPath));
+    if (!read.ok) throw new HearthFailure(read.error);
+    const text = new TextDecoder().decode(read.value);
+    const rows = await this.deps.chats.messages(chatId);
+    const sendDate = isoDate(this.deps.clock.now());
+    const extra = { hearth: { runId: run.id, path: input.bodyPath } };
+    const row: ChatMessageRow = {
+      chatId,
+      index: rows.length,
+      name: character.card.name,
+      isUser: false,
+      isSystem: false,
+      sendDate,
+      mes: text,
+      extra,
+      swipes: [{ text, sendDate, extra, info: {} }],
+      swipeId: 0,
+      unknown: {},
+    };
+    await this.deps.chats.putMessages([row]);
+    return row;
   }
 
   /** A file a chat run stored, from its own workspace (the run view reads these). */
@@ -984,7 +1023,7 @@ export class ChatService {
   ): Promise<{ id: string | null; name: string; description: string; avatar?: Uint8Array }> {
     const chosen = id ?? (await this.deps.personas.defaultId());
     const persona = chosen ? await this.deps.personas.get(chosen) : undefined;
-    return persona ?? { id: null, name: 'You', description: '' };
+    return persona ?? { id: null, name: NO_PERSONA_NAME, description: '' };
   }
 
   async #message(chatId: string, index: number): Promise<ChatMessageRow> {

@@ -88,10 +88,18 @@ export class Extensions {
   readonly #running = new Map<string, Promise<RunningExtension>>();
 
   constructor(private readonly deps: ExtensionDeps) {
-    deps.changes?.subscribe(() => {
-      this.#stale = true;
-      for (const id of [...this.#running.keys()]) this.#stop(id);
-    });
+    deps.changes?.subscribe(() => this.#reread());
+  }
+
+  /** What is stored changed under this instance (a restored backup): read it again, and tell the other tabs. */
+  storedChanged(): void {
+    this.#reread();
+    this.deps.changes?.publish();
+  }
+
+  #reread() {
+    this.#stale = true;
+    for (const id of [...this.#running.keys()]) this.#stop(id);
   }
 
   async list(): Promise<ExtensionView[]> {

@@ -99,6 +99,12 @@ export class McpServers {
     deps.changes?.subscribe(() => (this.#stale = true));
   }
 
+  /** What is stored changed under this instance (a restored backup): read it again, and tell the other tabs. */
+  storedChanged(): void {
+    this.#stale = true;
+    this.deps.changes?.publish();
+  }
+
   async list(): Promise<McpServerView[]> {
     await this.#load();
     return Promise.all([...this.#servers.values()].map((s) => this.#view(s)));

@@ -14,6 +14,9 @@ import { extensionHandlers } from './handlers/extensions';
 import { skillHandlers } from './handlers/skills';
 import { settingsHandlers } from './handlers/settings';
 import { workspaceHandlers } from './handlers/workspace';
+import { libraryHandlers } from './handlers/library';
+import { backupHandlers, RESTORE_LOCK } from './handlers/backup';
+import { finishRestores } from '$lib/adapters/backup/backup-restore';
 import type { HearthMethods, HearthStreams } from './protocol';
 import type { Handlers } from './rpc';
 
@@ -26,6 +29,10 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
   void ctx.runs
     .recoverInterrupted((run) => runLock(run.target))
     .catch((e: unknown) => console.error('Could not recover interrupted runs', e));
+  // A restore interrupted after its rows were saved moves its files in now; one before, is undone.
+  void ctx.options.locks
+    .tryWithLock(RESTORE_LOCK, async () => finishRestores(ctx.db, await ctx.opfsRoot()))
+    .catch((e: unknown) => console.error('Could not finish an interrupted restore', e));
   // A fresh install's example character; the characters list waits for it so it never flickers in.
   const seeded = ctx.chats
     .seedExample()
@@ -47,6 +54,8 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
     extensionHandlers(ctx),
     skillHandlers(ctx),
     imageHandlers(ctx),
+    libraryHandlers(ctx),
+    backupHandlers(ctx),
   ];
   const methods: Handlers<HearthMethods, HearthStreams>['methods'] = Object.assign(
     {},

@@ -45,6 +45,8 @@ import type { ExtensionRunner } from '$lib/ports/extensions';
 import { Extensions } from '$lib/runtime/extensions';
 import { DexieSkillStore } from '$lib/adapters/db/skill-store';
 import { Skills } from '$lib/runtime/skills';
+import { openWatched } from '$lib/adapters/db/opening';
+import type { DatabaseProblem } from '$lib/domain/database-problem';
 
 export interface RuntimeOptions {
   /** Where workspace files live (OPFS); the runtime's records go to IndexedDB beside the journal. */
@@ -69,6 +71,10 @@ export interface RuntimeOptions {
   attachExtensionHost?: (port: MessagePort) => void;
   /** The app's origin, which no extension may be allowed to reach. */
   appOrigin?: string;
+  /** Told when this tab cannot use the database (a newer Hearth upgraded it, an upgrade failed). */
+  databaseProblem?: (problem: DatabaseProblem) => void;
+  /** The OPFS root `workspaces` keeps its files in (backups stage and write their archives beside them). */
+  opfsRoot?: () => Promise<FileSystemDirectoryHandle>;
 }
 
 /** Where no isolation is available (Node), extensions are refused rather than run unprotected. */
@@ -109,10 +115,14 @@ export interface RuntimeContext {
   externalTools: readonly ToolProvider[];
   /** The one image normalization (tools.md §11): tool images and the person's. */
   images: ImageNormalizer;
+  opfsRoot: () => Promise<FileSystemDirectoryHandle>;
+  /** This build's version (package.json), written into backups. */
+  appVersion: string;
 }
 
 export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
   const db = openHearthDatabase(options.databaseName);
+  void openWatched(db, (problem) => options.databaseProblem?.(problem));
   const stores = {
     sessions: new DexieSessionStore(db),
     runs: new DexieRunStore(db),
@@ -223,5 +233,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     skills,
     externalTools: [mcp.provider(), extensions.provider()],
     images: shared.images,
+    opfsRoot: options.opfsRoot ?? (() => navigator.storage.getDirectory()),
+    appVersion: __HEARTH_VERSION__,
   };
 }

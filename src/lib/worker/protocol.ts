@@ -1,6 +1,7 @@
 import type { ToolHints } from '$lib/domain/events';
 import type { Connection, ConnectionDraft } from '$lib/domain/connection';
 import type { HearthError } from '$lib/domain/errors';
+import type { DatabaseProblem } from '$lib/domain/database-problem';
 import type { RunEvent } from '$lib/domain/events';
 import type { JsonObject } from '$lib/domain/json';
 import type { ImageRef } from '$lib/domain/model';
@@ -32,6 +33,13 @@ import type {
   PersonaRecord,
 } from '$lib/chat/records';
 import type { StoredIssue } from '$lib/ports/characters';
+import type {
+  BackupInspection,
+  BackupProgress,
+  ExportedBackup,
+  RestoreChoices,
+  RestoreSummary,
+} from '$lib/domain/backup';
 
 /** A workspace entry as the UI sees it (visible roots only). */
 export interface WorkspaceItem {
@@ -55,6 +63,8 @@ export interface StorageEstimate {
   persisted: boolean;
   /** Bytes per storage kind where the browser reports them (Chromium: indexedDB, fileSystem, …). */
   details?: Record<string, number>;
+  /** When Hearth asked the browser for persistent storage, and its answer; absent: never asked. */
+  persistAsked?: { at: number; granted: boolean };
 }
 
 /** Sessions and their runs. */
@@ -120,11 +130,13 @@ export interface PendingApproval {
 
 /**
  * What the runtime worker asks of its page, over the same RPC in the other direction: today,
- * telling it when one of this tab's runs waits for the person, and when it no longer does.
+ * telling it when one of this tab's runs waits for the person, and when it no longer does, and
+ * when this tab can no longer use the database.
  */
 export type PageMethods = {
   'page.approvalRequested': (p: PendingApproval) => null;
   'page.approvalSettled': (p: { runId: RunId; approvalId: string }) => null;
+  'page.databaseProblem': (p: DatabaseProblem) => null;
 };
 
 /** A session's workspace files (visible roots only). */
@@ -232,7 +244,10 @@ export type RetentionApplyUpdate =
 /** Storage (usage, quota, persistence) and retention settings. */
 export type SettingsMethods = {
   'storage.estimate': (p: void) => StorageEstimate;
-  /** `pageAnswer`: what `navigator.storage.persist()` answered on the page (the client asks there). */
+  /**
+   * `pageAnswer`: what `navigator.storage.persist()` answered on the page (the client asks there).
+   * The request and its answer are remembered (`persistAsked`).
+   */
   'storage.persist': (p: { pageAnswer?: boolean }) => PersistResult;
   /** The saved retention policy, or the defaults (keep 20 runs in full, 100 with their journal). */
   'settings.retention.get': (p: void) => RetentionPolicy;
@@ -486,6 +501,8 @@ export type ChatMethods = {
   /** Edits the shown swipe. */
   'chats.editMessage': (p: { chatId: string; index: number; text: string }) => ChatMessageRow;
   'chats.deleteMessage': (p: { chatId: string; index: number }) => void;
+  /** A failed run's saved plain text (`output/direct_output.md`) becomes the reply. */
+  'chats.useDirectOutput': (p: { runId: RunId }) => ChatMessageRow;
   'chats.selectSwipe': (p: { chatId: string; index: number; swipeId: number }) => ChatMessageRow;
   'chats.importJsonl': (p: { characterId: string; fileName: string; bytes: Uint8Array }) => {
     chat: ChatRecord;
@@ -501,6 +518,46 @@ export type ChatStreams = {
   'chats.regenerate': (p: { chatId: string }) => RunUpdate;
   /** More of the last reply: the agent's commit is appended to it. */
   'chats.continue': (p: { chatId: string }) => RunUpdate;
+};
+
+/** A SillyTavern user-data folder as the person chose it: its files by relative path, or one zip of it. */
+export type StLibrarySource =
+  { kind: 'folder'; files: { path: string; file: Blob }[] } | { kind: 'zip'; file: Blob };
+
+/** What bringing a SillyTavern library over did. Paths are as chosen (the zip's entry names). */
+export interface StLibrarySummary {
+  characters: { id: string; name: string; path: string }[];
+  chats: {
+    id: string;
+    characterId: string;
+    characterName: string;
+    title: string;
+    messages: number;
+    path: string;
+    /** Lines of the file that were skipped or repaired. */
+    problems: { line: number; message: string }[];
+  }[];
+  lorebooks: { id: string; name: string; path: string }[];
+  personas: { id: string; name: string; path: string }[];
+  /** The imported persona made the default, if any. */
+  defaultPersona: { id: string; name: string } | null;
+  /** Lorebooks attached as the library had them: to every chat, to a character, to a chat. */
+  attachments: { lorebook: string; scope: 'global' | 'character' | 'chat'; target: string }[];
+  /** Files not imported (and attachments not made), each with why; the same already in Hearth among them. */
+  skipped: { path: string; reason: string }[];
+}
+
+export type StLibraryUpdate =
+  | { type: 'progress'; done: number; total: number; current: string }
+  | { type: 'done'; summary: StLibrarySummary };
+
+export type LibraryStreams = {
+  /**
+   * Imports a SillyTavern library (cards, chats, lorebooks, personas and where the books are
+   * attached), reporting progress file by file. A file that cannot be imported is skipped with
+   * why; what is already in Hearth the same is skipped too, a changed one imported as new.
+   */
+  'library.importSillyTavern': (p: StLibrarySource) => StLibraryUpdate;
 };
 
 /** Requests the page may make of the runtime worker: the union of every area above. */
@@ -599,8 +656,27 @@ export type HearthMethods = SessionMethods &
   LorebookMethods &
   ChatMethods;
 
+/** Long work on the whole app's data: progress, then its result. */
+export type BackupUpdate<T> = { type: 'progress'; progress: BackupProgress } | { type: 'done'; result: T };
+
+/** Whole-app backup and restore (the archive itself is a file in OPFS or the person's). */
+export type BackupStreams = {
+  /** Writes `exports/<fileName>` in OPFS, for the page to download. */
+  'backup.export': (p: { includeRuns: boolean }) => BackupUpdate<ExportedBackup>;
+  /** Checks an archive and compares it with this browser's data (the dry run). */
+  'backup.inspect': (p: { file: Blob }) => BackupUpdate<{ token: string; inspection: BackupInspection }>;
+  /** Restores what `backup.inspect` found, with the person's choices for conflicts. */
+  'backup.restore': (p: { token: string; choices: RestoreChoices }) => BackupUpdate<RestoreSummary>;
+};
+
 /** Streams: items arrive until the stream ends; leaving early detaches. */
-export type HearthStreams = SessionStreams & RunStreams & WorkspaceStreams & SettingsStreams & ChatStreams;
+export type HearthStreams = SessionStreams &
+  RunStreams &
+  WorkspaceStreams &
+  SettingsStreams &
+  ChatStreams &
+  BackupStreams &
+  LibraryStreams;
 
 /** The page's side of the RPC: what the runtime may ask of it (PageMethods). */
 export type PageStreams = Record<never, never>;
