@@ -47,21 +47,29 @@ export interface ExportOptions {
 const encoder = new TextEncoder();
 const stamp = (now: number) => new Date(now).toISOString().replace(/[:.]/g, '-').replace(/Z$/, '');
 
-/** Each table's rows in primary-key order, a page at a time (never the whole table at once). */
+/**
+ * Each table's rows in primary-key order, a page at a time (never the whole table at once); the
+ * next page is read while the current one is encoded and compressed.
+ */
 async function* rowsOf(table: Table): AsyncIterable<Record<string, unknown>> {
   const keyPath = table.schema.primKey.keyPath!;
   const keyOf = (row: Record<string, unknown>) =>
     Array.isArray(keyPath) ? keyPath.map((k) => row[k]) : row[keyPath];
-  let last: unknown = undefined;
-  for (;;) {
-    const page: Record<string, unknown>[] = await (
-      last === undefined ? table.orderBy(':id') : table.where(':id').above(last)
-    )
+  const page = (after: unknown): Promise<Record<string, unknown>[]> => {
+    const read = (after === undefined ? table.orderBy(':id') : table.where(':id').above(after))
       .limit(ROWS_PER_PAGE)
       .toArray();
-    yield* page;
-    if (page.length < ROWS_PER_PAGE) return;
-    last = keyOf(page.at(-1)!);
+    // A page read ahead for an export that was then cancelled must not surface as unhandled.
+    read.catch(() => {});
+    return read;
+  };
+  let next = page(undefined);
+  for (;;) {
+    const rows = await next;
+    const full = rows.length === ROWS_PER_PAGE;
+    if (full) next = page(keyOf(rows.at(-1)!));
+    yield* rows;
+    if (!full) return;
   }
 }
 

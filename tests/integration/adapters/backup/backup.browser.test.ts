@@ -13,6 +13,11 @@ import { BACKUP_TABLES, encodeRow } from '$lib/domain/backup';
 import { HearthFailure } from '$lib/domain/errors';
 import { fillLibrary, SECRETS } from '../../../support/backup-library';
 import { buildZip } from '../../../support/zip-builder';
+import { tallyOf } from '$lib/adapters/backup/hashing';
+import { DexieConnectionStore, DexieRunStore } from '$lib/adapters/db/stores';
+import { DexieProfileStore } from '$lib/adapters/db/profile-store';
+import { BACKUP_FORMAT, tableEntryPath, withoutSecrets, type BackupTable } from '$lib/domain/backup';
+import { fixtureTables, type DbFixture } from '../../../support/db-versions';
 
 interface Profile {
   db: HearthDatabase;
@@ -369,4 +374,58 @@ describe('a restore that cannot complete changes nothing', () => {
     expect(await p.db.settings.get('restore:done')).toBeUndefined();
     expect(await listTree((await directoryAt(p.root, [STAGING_DIR], false))!)).toEqual([]);
   });
+});
+
+const fixtures = import.meta.glob<DbFixture>('../../../fixtures/db/v*.json', {
+  eager: true,
+  import: 'default',
+});
+
+describe('a backup from an older Hearth', () => {
+  /** An archive as that version's rows would have been exported: secrets out, its database version. */
+  async function archiveOf(fixture: DbFixture): Promise<File> {
+    const entries: Record<string, Uint8Array> = {};
+    const manifestEntries = [];
+    const tables = fixtureTables(fixture);
+    for (const table of BACKUP_TABLES) {
+      const rows = tables[table] as Record<string, unknown>[] | undefined;
+      if (!rows?.length) continue;
+      const bytes = new TextEncoder().encode(
+        rows.map((r) => encodeRow(withoutSecrets(table as BackupTable, r))).join('\n'),
+      );
+      const path = tableEntryPath(table as BackupTable, 1);
+      entries[path] = bytes;
+      manifestEntries.push({ path, ...(await tallyOf(bytes)) });
+    }
+    entries['manifest.json'] = new TextEncoder().encode(
+      JSON.stringify({
+        format: BACKUP_FORMAT,
+        formatVersion: 1,
+        appVersion: 'old',
+        dbVersion: fixture.version,
+        createdAt: 1,
+        includesRuns: true,
+        counts: {},
+        entries: manifestEntries,
+      }),
+    );
+    return new File([buildZip(Object.entries(entries).map(([name, data]) => ({ name, data })))], 'old.zip');
+  }
+
+  for (const [path, fixture] of Object.entries(fixtures))
+    it(`restores version ${fixture.version}'s rows (${path.split('/').pop()}), decoded as stored rows are`, async () => {
+      const into = await profile();
+      const { inspection } = await restoreAll(await archiveOf(fixture), into);
+      expect(inspection.dbVersion).toBe(fixture.version);
+      const tables = fixtureTables(fixture);
+      for (const table of BACKUP_TABLES)
+        expect(await into.db.table(table).count(), table).toBe((tables[table] ?? []).length);
+      const connections = await new DexieConnectionStore(into.db).list();
+      expect(connections.every((c) => c.kind === 'demo' || ('wire' in c && c.apiKey === ''))).toBe(true);
+      const profiles = await new DexieProfileStore(into.db).list();
+      expect(profiles.issues).toEqual([]);
+      expect(profiles.profiles.length).toBe((tables.profiles ?? []).length);
+      for (const run of (tables.runs ?? []) as { id: string }[])
+        expect((await new DexieRunStore(into.db).get(run.id as never))?.id).toBe(run.id);
+    });
 });
