@@ -220,6 +220,7 @@ export async function inspectBackup(
   const equal = new Map<ItemKey, boolean>();
   const rowCounts = new Map<ItemKey, number>();
   const skillDirs = new Map<string, ItemKey>();
+  const emptyTables = new Set<BackupTable>();
   let newRuns = 0;
   const progress: BackupProgress = { doneBytes: 0, totalBytes: archive.totalBytes, phase: 'checking' };
 
@@ -228,7 +229,11 @@ export async function inspectBackup(
     progress.phase = e.table;
     const rows = (await readRows(file, e)).map((r) => upgraded(e.table, r));
     const table = db.table(e.table);
-    const existing = await table.bulkGet(rows.map((r) => keyOf(table, r)) as never[]);
+    // An empty table (a fresh profile) holds nothing to compare with.
+    if (!emptyTables.has(e.table) && (await table.count()) === 0) emptyTables.add(e.table);
+    const existing = emptyTables.has(e.table)
+      ? rows.map(() => undefined)
+      : await table.bulkGet(rows.map((r) => keyOf(table, r)) as never[]);
     rows.forEach((row, i) => {
       const owner = rowOwner(e.table, row);
       if (owner === null) {
@@ -365,6 +370,9 @@ export async function applyRestore(
     const tables = [...new Set(plan.archive.tableEntries.map((e) => e.table)), 'settings'];
     await db.transaction('rw', tables, async () => {
       const cleared = new Set<ItemKey>();
+      // History tables empty when the restore began need no look-ups for what is missing.
+      const seenTables = new Set<BackupTable>();
+      const emptyAtStart = new Set<BackupTable>();
       for (const e of plan.archive.tableEntries) {
         deps.signal.throwIfAborted();
         progress.phase = e.table;
@@ -388,7 +396,13 @@ export async function applyRestore(
           }
         }
         if (history.length) {
-          const found = await table.bulkGet(history.map((r) => keyOf(table, r)) as never[]);
+          if (!seenTables.has(e.table)) {
+            seenTables.add(e.table);
+            if ((await table.count()) === 0) emptyAtStart.add(e.table);
+          }
+          const found = emptyAtStart.has(e.table)
+            ? []
+            : await table.bulkGet(history.map((r) => keyOf(table, r)) as never[]);
           const missing = history.filter((_, i) => found[i] === undefined);
           if (e.table === 'runs') summary.runsAdded += missing.length;
           put.push(...missing);
