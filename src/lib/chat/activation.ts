@@ -254,6 +254,8 @@ interface Prepared {
   decorators: string[];
   content: string;
   groups: string[];
+  /** What the entry scans (set on first use; null: scan depth 0). */
+  scope?: KeyScope | null;
 }
 
 /** Books in SillyTavern's scan order: chat, persona, then character/global by strategy; `order` descending. */
@@ -360,14 +362,17 @@ export function activateWorldInfo(input: ActivationInput): Activation {
 
   /** What an entry scans, or null when its scan depth is 0 (SillyTavern then matches nothing at all). */
   const scopeFor = (p: Prepared): KeyScope | null => {
+    if (p.scope !== undefined) return p.scope;
     const depth = p.entry.scanDepth ?? settings.scanDepth;
-    if (!(depth > 0)) return null;
-    return {
-      caseSensitive: p.entry.caseSensitive ?? settings.caseSensitive,
-      wholeWords: p.entry.matchWholeWords ?? settings.matchWholeWords,
-      depth: Math.min(Math.floor(depth), MAX_SCAN_DEPTH),
-      context: CONTEXT_FLAGS.filter(([flag]) => p.entry[flag]).map(([, field]) => field),
-    };
+    p.scope = !(depth > 0)
+      ? null
+      : {
+          caseSensitive: p.entry.caseSensitive ?? settings.caseSensitive,
+          wholeWords: p.entry.matchWholeWords ?? settings.matchWholeWords,
+          depth: Math.min(Math.floor(depth), MAX_SCAN_DEPTH),
+          context: CONTEXT_FLAGS.filter(([flag]) => p.entry[flag]).map(([, field]) => field),
+        };
+    return p.scope;
   };
   const find = (key: string, scope: KeyScope): MatchSource | null =>
     buffer.locate(key, scope) as MatchSource | null;
@@ -576,7 +581,7 @@ export function activateWorldInfo(input: ActivationInput): Activation {
         }
       }
       if (budget) {
-        const chars = countChars(c.p.content);
+        const chars = contentChars(c.p.content);
         const cost = budget.unit === 'tokens' ? Math.ceil(chars / 4) : chars;
         if (!e.ignoreBudget && (overflowed || used + cost > budget.limit)) {
           overflowed = true;
@@ -642,6 +647,10 @@ export function activateWorldInfo(input: ActivationInput): Activation {
     settings: structuredClone(settings),
   });
 }
+
+/** `countChars`, without walking text that has no surrogate (then every unit is a character). */
+const contentChars = (text: string): number =>
+  /[\uD800-\uDFFF]/.test(text) ? countChars(text) : text.length;
 
 function filteredOut(
   filter: NonNullable<LorebookEntry['characterFilter']>,

@@ -4,8 +4,14 @@
  * about one pass over the chat instead of one substring search per key.
  *
  * Nodes live in flat arrays (children as sibling lists, plus a direct table for ASCII children of
- * the root), which keeps building an index of thousands of keys to a few milliseconds.
+ * the root), which keeps building an index of thousands of keys to a few milliseconds. Unless the
+ * phrases use too many distinct characters, the automaton is then completed into a table of one
+ * transition per node and character of the phrases (any other character leads back to the root),
+ * so the scan costs one lookup per character.
  */
+
+/** Most cells (nodes × (distinct characters + 1)) of the transition table: 16 MB. */
+const MAX_TABLE_CELLS = 4_000_000;
 export class PhraseIndex {
   #firstChild: number[] = [-1];
   #nextSibling: number[] = [-1];
@@ -16,6 +22,13 @@ export class PhraseIndex {
   /** Phrase ids ending exactly at a node. */
   #out = new Map<number, number[]>();
   #rootAscii = new Int32Array(128).fill(-1);
+  /** Character code -> symbol (1-based; 0: in no phrase), for the transition table. */
+  #asciiSymbol = new Int32Array(128);
+  #symbols = new Map<number, number>();
+  #width = 0;
+  #table: Int32Array | null = null;
+  /** With the table: ids of the phrases found on reaching a node. */
+  #ends: (number[] | undefined)[] = [];
 
   constructor(phrases: readonly string[]) {
     phrases.forEach((phrase, id) => {
@@ -44,6 +57,35 @@ export class PhraseIndex {
         queue.push(v);
       }
     }
+    this.#buildTable(phrases, queue);
+  }
+
+  /** Transition table rows in breadth-first order, so a node's failure row is already complete. */
+  #buildTable(phrases: readonly string[], order: readonly number[]): void {
+    for (const phrase of phrases)
+      for (let i = 0; i < phrase.length; i++) {
+        const c = phrase.charCodeAt(i);
+        if (!this.#symbols.has(c)) this.#symbols.set(c, this.#symbols.size + 1);
+      }
+    const width = this.#symbols.size + 1;
+    if (this.#label.length * width > MAX_TABLE_CELLS) return;
+    for (const [c, symbol] of this.#symbols) if (c < 128) this.#asciiSymbol[c] = symbol;
+    const table = new Int32Array(this.#label.length * width);
+    for (const u of [0, ...order]) {
+      const row = u * width;
+      const failRow = this.#fail[u]! * width;
+      if (u !== 0) table.set(table.subarray(failRow, failRow + width), row);
+      for (let v = this.#firstChild[u]!; v !== -1; v = this.#nextSibling[v]!)
+        table[row + this.#symbols.get(this.#label[v]!)!] = v;
+    }
+    // Every phrase ending at a node, its failure chain included.
+    for (const u of order) {
+      const own = this.#out.get(u);
+      const inherited = this.#ends[this.#fail[u]!];
+      if (own || inherited) this.#ends[u] = [...(own ?? []), ...(inherited ?? [])];
+    }
+    this.#width = width;
+    this.#table = table;
   }
 
   #child(node: number, c: number): number {
@@ -70,6 +112,19 @@ export class PhraseIndex {
   /** Ids of the phrases that occur in `text`. */
   scan(text: string): Set<number> {
     const found = new Set<number>();
+    const table = this.#table;
+    if (table) {
+      const width = this.#width;
+      let node = 0;
+      for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        const symbol = c < 128 ? this.#asciiSymbol[c]! : (this.#symbols.get(c) ?? 0);
+        node = table[node * width + symbol]!;
+        const ends = this.#ends[node];
+        if (ends) for (const id of ends) found.add(id);
+      }
+      return found;
+    }
     let node = 0;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);

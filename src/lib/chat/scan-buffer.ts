@@ -10,6 +10,11 @@ import { PhraseIndex } from './phrase-index';
  * thousands of keys costs about one pass over the chat. Plain keys are found within one message
  * (SillyTavern joins messages with `\n\x01`, which no sensible key contains); regex keys are tested
  * on the joined text like SillyTavern, so a regex may span messages.
+ *
+ * Answers are remembered: per key and scope for the messages, context and injections (which never
+ * change), and for recursion how far each key has searched (pieces are only appended), so a pass
+ * looks only at content added since the last one. The phrase index of a key list and the scans of
+ * recent texts are kept across buffers, found by content (see `recentIndexOf`).
  */
 
 export type ScanSource =
@@ -24,22 +29,105 @@ interface Piece {
   source: ScanSource;
   text: ScanText;
   found: Set<number>;
+  /** The text and the `\n` that follows it in the joined text (made on first use). */
+  lined?: string;
 }
 
 export interface KeyScope {
-  caseSensitive: boolean;
-  wholeWords: boolean;
+  readonly caseSensitive: boolean;
+  readonly wholeWords: boolean;
   /** How many of the newest messages to include (> 0). */
-  depth: number;
+  readonly depth: number;
   /** Context fields this entry opted into. */
-  context: readonly string[];
+  readonly context: readonly string[];
 }
 
 const JOINER = '\n\u0001';
 
+/** What `locate` needs to know about a key, worked out once per key. */
+interface KeyInfo {
+  /** Phrase id of a plain key asked about at construction. */
+  id: number | undefined;
+  /** The compiled regex of a `/pattern/flags` key. */
+  rx: RegExp | null;
+  /**
+   * A regex that cannot match the joiner's `\u0001` and asserts nothing about text outside its
+   * match (no `^`, `$`, lookaround, sticky flag): on the joined pieces it matches within one piece
+   * or one piece and the `\n` after it, so recursion only tests pieces added since last time.
+   */
+  local: boolean;
+  /** Matchers by `caseSensitive * 2 + wholeWords`. */
+  matchers: (KeyMatcher | undefined)[];
+}
+
+/** How far a key's search through the recursion pieces got (pieces are only ever appended). */
+interface RecursionProgress {
+  /** Recursion pieces already searched. */
+  checked: number;
+  /** Position in the key's recursion ranks already searched (indexed plain keys). */
+  rank: number;
+  hit: ScanSource | null;
+  /** A local regex matched a piece with the `\n` after it, and so the joined text. */
+  joined: boolean;
+}
+
+/** Results for one scope: the fixed text (messages, context, injections) and recursion progress. */
+interface ScopeResults {
+  fixed: Map<string, ScanSource | null>;
+  recursion: Map<string, RecursionProgress>;
+}
+
+/**
+ * Constructs that can match `\u0001` (`.`, `[^`, `\W`, `\S`, `\D`, `\p`, `\x`, `\u`, `\c`, octal
+ * or back references, literal control characters) or look outside a match (`^`, `$`, lookaround).
+ * Other escapes are removed first, so `\.` or `\$` do not count.
+ */
+// eslint-disable-next-line no-control-regex
+const NOT_LOCAL = /\\[WSDPpxuc0-9]|[.^$\u0000-\u001f]|\(\?<?[=!]/;
+
+function isLocalRegex(rx: RegExp): boolean {
+  if (rx.sticky) return false;
+  const source = rx.source.replace(/\\[^WSDPpxuc0-9]/g, '');
+  return !NOT_LOCAL.test(source);
+}
+
+/**
+ * Indexes of the last few phrase lists, with the phrases found in recently scanned texts: a
+ * lorebook's keys, its entries' content and most of the chat stay the same between generations.
+ */
+const RECENT_INDEXES = 2;
+/** Texts whose scan an index keeps (it forgets them all when full). */
+const RECENT_SCANS = 4_096;
+
+interface RecentIndex {
+  phrases: readonly string[];
+  index: PhraseIndex;
+  /** Lower-case text -> ids of the phrases in it (shared, never changed). */
+  scans: Map<string, Set<number>>;
+}
+const recentIndexes = new Map<string, RecentIndex>();
+
+/** The index of `phrases`, built or reused (an index depends on nothing but its phrases). */
+function recentIndexOf(phrases: readonly string[]): RecentIndex {
+  const id = phrases.join('\u0000');
+  let recent = recentIndexes.get(id);
+  if (
+    recent &&
+    !(recent.phrases.length === phrases.length && recent.phrases.every((p, i) => p === phrases[i]))
+  )
+    recent = undefined;
+  recentIndexes.delete(id);
+  if (!recent) {
+    recent = { phrases: [...phrases], index: new PhraseIndex(phrases), scans: new Map() };
+    if (recentIndexes.size >= RECENT_INDEXES) recentIndexes.delete(recentIndexes.keys().next().value!);
+  }
+  recentIndexes.set(id, recent);
+  return recent;
+}
+
 export class ScanBuffer {
   #ids = new Map<string, number>();
-  #index: PhraseIndex;
+  #index: RecentIndex;
   #matchers = new KeyMatchers();
   #messages: Piece[];
   /** Phrase id -> ranks (0 = newest) of the messages containing it, ascending. */
@@ -47,18 +135,28 @@ export class ScanBuffer {
   #context = new Map<string, Piece>();
   #injections: Piece[];
   #recursion: Piece[] = [];
+  /** Phrase id -> positions of the recursion pieces containing it, ascending. */
+  #recursionRanks = new Map<number, number[]>();
   #windows = new Map<number, ScanText>();
   #injectionsJoined: ScanText | null = null;
   #recursionJoined: ScanText | null = null;
-  #regexKeys = new Map<string, boolean>();
+  #keys = new Map<string, KeyInfo>();
+  #scopes = new Map<string, ScopeResults>();
+  #byScope = new WeakMap<KeyScope, ScopeResults>();
 
-  #isRegex(key: string): boolean {
-    let r = this.#regexKeys.get(key);
-    if (r === undefined) {
-      r = parseRegexKey(key) !== null;
-      this.#regexKeys.set(key, r);
+  #info(key: string): KeyInfo {
+    let info = this.#keys.get(key);
+    if (!info) {
+      const rx = parseRegexKey(key);
+      info = {
+        rx,
+        id: rx ? undefined : this.#ids.get(key.toLowerCase()),
+        local: rx !== null && isLocalRegex(rx),
+        matchers: [],
+      };
+      this.#keys.set(key, info);
     }
-    return r;
+    return info;
   }
 
   /**
@@ -71,23 +169,23 @@ export class ScanBuffer {
     injections: readonly string[],
   ) {
     const phrases: string[] = [];
+    const plain: string[] = [];
     for (const key of keys) {
-      if (this.#isRegex(key)) continue;
+      if (this.#keys.has(key)) continue;
+      const rx = parseRegexKey(key);
+      this.#keys.set(key, { rx, id: undefined, local: rx !== null && isLocalRegex(rx), matchers: [] });
+      if (rx) continue;
+      plain.push(key);
       const lower = key.toLowerCase();
       if (!this.#ids.has(lower)) {
         this.#ids.set(lower, phrases.length);
         phrases.push(lower);
       }
     }
-    this.#index = new PhraseIndex(phrases);
+    for (const key of plain) this.#keys.get(key)!.id = this.#ids.get(key.toLowerCase());
+    this.#index = recentIndexOf(phrases);
     this.#messages = newestFirst.map((m) => this.#piece(m.source, m.text));
-    this.#messages.forEach((piece, rank) => {
-      for (const id of piece.found) {
-        const list = this.#ranks.get(id);
-        if (list) list.push(rank);
-        else this.#ranks.set(id, [rank]);
-      }
-    });
+    this.#messages.forEach((piece, rank) => addRanks(this.#ranks, piece, rank));
     for (const [field, text] of context) {
       this.#context.set(field, this.#piece({ kind: 'context', field }, text));
     }
@@ -96,12 +194,21 @@ export class ScanBuffer {
 
   #piece(source: ScanSource, text: string): Piece {
     const t = scanText(text);
-    return { source, text: t, found: this.#index.scan(t.lower) };
+    const scans = this.#index.scans;
+    let found = scans.get(t.lower);
+    if (!found) {
+      found = this.#index.index.scan(t.lower);
+      if (scans.size >= RECENT_SCANS) scans.clear();
+      scans.set(t.lower, found);
+    }
+    return { source, text: t, found };
   }
 
   /** Adds activated entry content for the next (recursive) pass. */
   addRecursion(world: string, uid: number, content: string): void {
-    this.#recursion.push(this.#piece({ kind: 'entry', world, uid }, content));
+    const piece = this.#piece({ kind: 'entry', world, uid }, content);
+    addRanks(this.#recursionRanks, piece, this.#recursion.length);
+    this.#recursion.push(piece);
     this.#recursionJoined = null;
   }
 
@@ -111,43 +218,129 @@ export class ScanBuffer {
 
   /** Where `key` first occurs (newest message first, then context, injections, recursion), or null. */
   locate(key: string, scope: KeyScope): ScanSource | null {
-    const regex = this.#isRegex(key);
-    const id = regex ? undefined : this.#ids.get(key.toLowerCase());
-    const plainFast = !scope.caseSensitive && !scope.wholeWords;
-    let compiled: KeyMatcher | null = null;
-    const matcher = (t: ScanText) =>
-      (compiled ??= this.#matchers.get(key, scope.caseSensitive, scope.wholeWords))(t);
-    const test = (p: Piece) =>
-      id === undefined ? matcher(p.text) : p.found.has(id) && (plainFast || matcher(p.text));
+    const info = this.#info(key);
+    const results = this.#results(scope);
+    // Messages, context and injections never change: their answer is worked out once.
+    let fixed = results.fixed.get(key);
+    if (fixed === undefined) {
+      fixed = this.#locateFixed(info, key, scope);
+      results.fixed.set(key, fixed);
+    }
+    if (fixed !== null || this.#recursion.length === 0) return fixed;
+    if (info.rx && !info.local) return this.#locateRecursionJoined(info, key, scope);
+    let progress = results.recursion.get(key);
+    if (!progress) {
+      progress = { checked: 0, rank: 0, hit: null, joined: false };
+      results.recursion.set(key, progress);
+    }
+    if (progress.hit === null) this.#advance(progress, info, key, scope);
+    return progress.hit ?? (progress.joined ? this.#recursion[0]!.source : null);
+  }
 
+  /** Scopes with equal fields share their results; a scope object is looked up once. */
+  #results(scope: KeyScope): ScopeResults {
+    let results = this.#byScope.get(scope);
+    if (results) return results;
+    const id = `${scope.caseSensitive ? 1 : 0}${scope.wholeWords ? 1 : 0}${scope.depth}\u0000${scope.context.join('\u0000')}`;
+    results = this.#scopes.get(id);
+    if (!results) {
+      results = { fixed: new Map(), recursion: new Map() };
+      this.#scopes.set(id, results);
+    }
+    this.#byScope.set(scope, results);
+    return results;
+  }
+
+  #matcher(info: KeyInfo, key: string, scope: KeyScope): KeyMatcher {
+    const slot = (scope.caseSensitive ? 2 : 0) + (scope.wholeWords ? 1 : 0);
+    return (info.matchers[slot] ??= this.#matchers.get(key, scope.caseSensitive, scope.wholeWords));
+  }
+
+  #test(info: KeyInfo, key: string, scope: KeyScope, p: Piece): boolean {
+    if (info.id === undefined) return this.#matcher(info, key, scope)(p.text);
+    return (
+      p.found.has(info.id) &&
+      ((!scope.caseSensitive && !scope.wholeWords) || this.#matcher(info, key, scope)(p.text))
+    );
+  }
+
+  #locateFixed(info: KeyInfo, key: string, scope: KeyScope): ScanSource | null {
     const depth = Math.min(scope.depth, this.#messages.length);
-    if (regex) {
+    if (info.rx) {
+      const matcher = this.#matcher(info, key, scope);
       if (depth > 0 && matcher(this.#window(depth))) {
         for (let r = 0; r < depth; r++)
           if (matcher(this.#messages[r]!.text)) return this.#messages[r]!.source;
         return { kind: 'messages' };
       }
-    } else if (id !== undefined) {
-      for (const rank of this.#ranks.get(id) ?? []) {
+    } else if (info.id !== undefined) {
+      for (const rank of this.#ranks.get(info.id) ?? []) {
         if (rank >= depth) break;
-        if (test(this.#messages[rank]!)) return this.#messages[rank]!.source;
+        if (this.#test(info, key, scope, this.#messages[rank]!)) return this.#messages[rank]!.source;
       }
     } else {
-      for (let r = 0; r < depth; r++) if (test(this.#messages[r]!)) return this.#messages[r]!.source;
+      for (let r = 0; r < depth; r++)
+        if (this.#test(info, key, scope, this.#messages[r]!)) return this.#messages[r]!.source;
     }
     for (const field of scope.context) {
       const piece = this.#context.get(field);
-      if (piece && test(piece)) return piece.source;
+      if (piece && this.#test(info, key, scope, piece)) return piece.source;
     }
-    for (const [pieces, joined] of [
-      [this.#injections, () => this.#joinedInjections()],
-      [this.#recursion, () => this.#joinedRecursion()],
-    ] as const) {
-      if (pieces.length === 0) continue;
-      for (const p of pieces) if (test(p)) return p.source;
-      if (regex && matcher(joined())) return pieces[0]!.source;
+    if (this.#injections.length > 0) {
+      for (const p of this.#injections) if (this.#test(info, key, scope, p)) return p.source;
+      if (info.rx && this.#matcher(info, key, scope)(this.#joinedInjections()))
+        return this.#injections[0]!.source;
     }
     return null;
+  }
+
+  /** Searches only the recursion pieces added since the key's last search. */
+  #advance(progress: RecursionProgress, info: KeyInfo, key: string, scope: KeyScope): void {
+    const pieces = this.#recursion;
+    const rx = info.rx;
+    if (rx) {
+      const matches = (text: string) => {
+        rx.lastIndex = 0;
+        return rx.test(text);
+      };
+      for (; progress.checked < pieces.length; progress.checked++) {
+        const p = pieces[progress.checked]!;
+        const last = progress.checked === pieces.length - 1;
+        // Without a match on the piece and its `\n`, there is none on the piece alone.
+        if (!last && !matches((p.lined ??= `${p.text.text}\n`))) continue;
+        if (matches(p.text.text)) {
+          progress.hit = p.source;
+          return;
+        }
+        // The last piece is tested with its `\n` again once another piece follows it.
+        if (last) return;
+        progress.joined = true;
+      }
+    } else if (info.id !== undefined) {
+      const ranks = this.#recursionRanks.get(info.id) ?? [];
+      for (; progress.rank < ranks.length; progress.rank++) {
+        const p = pieces[ranks[progress.rank]!]!;
+        if (this.#test(info, key, scope, p)) {
+          progress.hit = p.source;
+          return;
+        }
+      }
+    } else {
+      for (; progress.checked < pieces.length; progress.checked++) {
+        const p = pieces[progress.checked]!;
+        if (this.#test(info, key, scope, p)) {
+          progress.hit = p.source;
+          return;
+        }
+      }
+    }
+  }
+
+  /** A regex that may span pieces or look outside its match: every piece, then the joined text. */
+  #locateRecursionJoined(info: KeyInfo, key: string, scope: KeyScope): ScanSource | null {
+    const matcher = this.#matcher(info, key, scope);
+    for (const p of this.#recursion) if (matcher(p.text)) return p.source;
+    return matcher(this.#joinedRecursion()) ? this.#recursion[0]!.source : null;
   }
 
   #window(depth: number): ScanText {
@@ -172,5 +365,13 @@ export class ScanBuffer {
   #joinedRecursion(): ScanText {
     this.#recursionJoined ??= scanText(this.#recursion.map((p) => p.text.text).join(JOINER));
     return this.#recursionJoined;
+  }
+}
+
+function addRanks(ranks: Map<number, number[]>, piece: Piece, rank: number): void {
+  for (const id of piece.found) {
+    const list = ranks.get(id);
+    if (list) list.push(rank);
+    else ranks.set(id, [rank]);
   }
 }

@@ -30,4 +30,11 @@ describe('PhraseIndex', () => {
       { numRuns: 500 },
     );
   });
+  it('agrees with a substring search when the phrases use too many characters for a table', () => {
+    // 2,100 distinct characters: (nodes × characters) passes the table's limit.
+    const chars = Array.from({ length: 2_100 }, (_, i) => String.fromCharCode(0x4e00 + i));
+    const phrases = [...chars, `${chars[5]}${chars[6]}`, `${chars[6]}${chars[5]}${chars[7]}`, 'ab'];
+    const text = `x${chars[6]}${chars[5]}${chars[7]}ab${chars[2_099]}`;
+    expect(new PhraseIndex(phrases).scan(text)).toEqual(brute(phrases, text));
+  });
 });

@@ -4,6 +4,7 @@ import { CHAT_PAGE_SIZE, type ChatMessage, type ChatMessageRole } from '$lib/por
 import { defineTool, failure, success, type ToolContext, type ToolOutcome } from '../tool';
 import { nonNegativeInt, optionalString, requiredString } from '../workspace/params';
 import { chatReadFailure, requireChat, visibleMessageCount } from './chat-access';
+import { mayContain, SearchTexts, tokenPairs } from './search-texts';
 
 export const DEFAULT_SEARCH_LIMIT = 20;
 export const MAX_SEARCH_LIMIT = 50;
@@ -261,26 +262,35 @@ export function buildQueryTokens(query: string): string[] {
 
 export const tokenWeight = (token: string): number => Math.max(1, Math.min(countChars(token), 8));
 
+/** The texts this worker's searches have scored (see `search-texts.ts`). */
+const searchTexts = new SearchTexts();
+
 /**
  * Scores a message: matched weight / total weight, a token matching as a substring. The text is
  * lowercased only when some token has an ASCII letter. `matchAt` is the character position of
  * the earliest match (−1 when nothing matched).
  */
-export function tokenScorer(tokens: readonly string[]): (text: string) => { score: number; matchAt: number } {
+export function tokenScorer(
+  tokens: readonly string[],
+  texts: SearchTexts = searchTexts,
+): (text: string) => { score: number; matchAt: number } {
   const weights = tokens.map(tokenWeight);
   const total = weights.reduce((a, b) => a + b, 0);
   const lower = tokens.some((t) => /[A-Za-z]/.test(t));
+  const pairs = tokens.map(tokenPairs);
   return (text) => {
-    if (text.trim() === '' || total === 0) return { score: 0, matchAt: -1 };
-    const haystack = lower ? text.toLowerCase() : text;
+    if (total === 0 || text.trim() === '') return { score: 0, matchAt: -1 };
+    const form = texts.form(text, lower);
+    const haystack = form.text;
     let matched = 0;
     let first = -1;
-    tokens.forEach((token, i) => {
-      const at = haystack.indexOf(token);
-      if (at < 0) return;
+    for (let i = 0; i < tokens.length; i++) {
+      if (!mayContain(form.pairs, pairs[i]!)) continue;
+      const at = haystack.indexOf(tokens[i]!);
+      if (at < 0) continue;
       matched += weights[i]!;
       if (first < 0 || at < first) first = at;
-    });
+    }
     return { score: matched / total, matchAt: first < 0 ? -1 : countChars(haystack.slice(0, first)) };
   };
 }
