@@ -171,19 +171,22 @@ export async function readText(
 /**
  * Keeps the port's promise: the stream never throws, always opens with `turn-start` and ends with
  * one `finish` or `error`; and the API key never appears in error text, even if a provider or a
- * proxy echoes it back.
+ * proxy echoes it back. The gateways decode in batches (one per network chunk); the port gets
+ * one part at a time.
  */
 export async function* guarded(
-  parts: AsyncIterable<StreamPart>,
+  batches: AsyncIterable<readonly StreamPart[]>,
   apiKey: string | undefined,
 ): AsyncGenerator<StreamPart> {
   let started = false;
   let closed = false;
   try {
-    for await (const part of parts) {
-      started = true;
-      if (part.type === 'finish' || part.type === 'error') closed = true;
-      yield part.type === 'error' ? { ...part, error: redactError(part.error, apiKey) } : part;
+    for await (const parts of batches) {
+      for (const part of parts) {
+        started = true;
+        if (part.type === 'finish' || part.type === 'error') closed = true;
+        yield part.type === 'error' ? { ...part, error: redactError(part.error, apiKey) } : part;
+      }
     }
   } catch (e) {
     if (closed) return;

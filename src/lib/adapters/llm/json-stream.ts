@@ -8,7 +8,7 @@ import {
   webPageFailure,
   type FailureHints,
 } from './http-failures';
-import { readSse } from './sse';
+import { readSseBatches } from './sse';
 
 /**
  * A pure, incremental decoder of one provider's JSON stream events into canonical parts. The
@@ -34,68 +34,87 @@ export interface DecodeOptions {
 
 /**
  * Reads an OK response as SSE with JSON data lines, or as one JSON body when the server did not
- * stream, and feeds it to the decoder. Every failure ends in the decoder's `error` part.
+ * stream, and feeds it to the decoder: one batch of parts per network chunk. Every failure ends
+ * in the decoder's `error` part.
  */
 export async function* decodeJsonStream(
   response: Response,
   decoder: JsonStreamDecoder,
   opts: DecodeOptions,
-): AsyncGenerator<StreamPart> {
+): AsyncGenerator<StreamPart[]> {
   const hints = opts.hints ?? OPENAI_COMPATIBLE_HINTS;
   const contentType = response.headers.get('content-type');
   if (contentType?.includes('html')) {
-    yield* decoder.fail(webPageFailure(undefined, hints));
+    yield decoder.fail(webPageFailure(undefined, hints));
     return;
   }
   if (contentType?.includes('json')) {
     const text = await readText(response, opts.stallMs, opts.signal);
     if (!text.ok) {
-      yield* decoder.fail(text.error);
+      yield decoder.fail(text.error);
       return;
     }
     let json: unknown;
     try {
       json = JSON.parse(text.value);
     } catch {
-      yield* decoder.fail(notAStreamFailure(text.value, contentType, hints));
+      yield decoder.fail(notAStreamFailure(text.value, contentType, hints));
       return;
     }
-    yield* decoder.pushJson(json);
-    yield* decoder.end();
+    yield [...decoder.pushJson(json), ...decoder.end()];
     return;
   }
   if (!response.body) {
-    yield* decoder.fail(notAStreamFailure(undefined, contentType, hints));
+    yield decoder.fail(notAStreamFailure(undefined, contentType, hints));
     return;
   }
   let firstInvalidLine: string | undefined;
   let events = 0;
+  // Parts of the batch being decoded: a throw midway still delivers them before the error.
+  let parts: StreamPart[] = [];
   try {
-    const sse = readSse(response.body, {
+    const sse = readSseBatches(response.body, {
       signal: opts.signal,
       stallMs: opts.stallMs,
       onInvalidLine: (line) => void (firstInvalidLine ??= line),
     });
-    for await (const event of sse) {
-      events++;
-      let data: unknown;
-      try {
-        data = JSON.parse(event.data);
-      } catch {
-        yield* decoder.fail(invalidJsonFailure(event.data));
-        return;
+    for await (const batch of sse) {
+      for (const event of batch) {
+        events++;
+        let data: unknown;
+        try {
+          data = JSON.parse(event.data);
+        } catch {
+          yield append(parts, decoder.fail(invalidJsonFailure(event.data)));
+          return;
+        }
+        append(parts, decoder.push(data, event.event));
+        if (decoder.closed) {
+          yield parts;
+          return;
+        }
       }
-      yield* decoder.push(data, event.event);
-      if (decoder.closed) return;
+      const done = parts;
+      parts = [];
+      yield done;
     }
   } catch (e) {
-    yield* decoder.fail(
-      e instanceof HearthFailure
-        ? e.error
-        : hearthError('model.stream_failed', `Reading the reply failed: ${String(e)}`, { retryable: true }),
+    yield append(
+      parts,
+      decoder.fail(
+        e instanceof HearthFailure
+          ? e.error
+          : hearthError('model.stream_failed', `Reading the reply failed: ${String(e)}`, { retryable: true }),
+      ),
     );
     return;
   }
-  if (events === 0) yield* decoder.fail(notAStreamFailure(firstInvalidLine, contentType, hints));
-  else yield* decoder.end();
+  if (events === 0) yield decoder.fail(notAStreamFailure(firstInvalidLine, contentType, hints));
+  else yield decoder.end();
+}
+
+/** Appends `more` to `parts` (without spreading into arguments, which has a size limit) and returns it. */
+export function append(parts: StreamPart[], more: readonly StreamPart[]): StreamPart[] {
+  for (const part of more) parts.push(part);
+  return parts;
 }

@@ -1,5 +1,6 @@
 import { createParser, type ParseError } from 'eventsource-parser';
 import { HearthFailure, hearthError } from '$lib/domain/errors';
+import { createUtf8Decoder } from './utf8-decoder';
 
 export interface SseEvent {
   event?: string;
@@ -29,9 +30,20 @@ export async function* readSse(
   body: ReadableStream<Uint8Array>,
   opts: ReadSseOptions,
 ): AsyncGenerator<SseEvent, void, undefined> {
+  for await (const events of readSseBatches(body, opts)) yield* events;
+}
+
+/**
+ * `readSse` one network chunk at a time: each batch holds the events that chunk completed (never
+ * empty). The gateways use it so a chunk of many small events costs one await, not one per event.
+ */
+export async function* readSseBatches(
+  body: ReadableStream<Uint8Array>,
+  opts: ReadSseOptions,
+): AsyncGenerator<SseEvent[], void, undefined> {
   const reader = body.getReader();
-  const decoder = new TextDecoder('utf-8');
-  const pending: SseEvent[] = [];
+  const decoder = createUtf8Decoder();
+  let pending: SseEvent[] = [];
   let comments = 0;
   let overflow = false;
   const parser = createParser({
@@ -47,7 +59,8 @@ export async function* readSse(
   const feed = (text: string) => {
     if (text === '') return;
     parser.feed(text);
-    endsWithNewline = /[\r\n]$/.test(text);
+    const last = text.charCodeAt(text.length - 1);
+    endsWithNewline = last === 10 || last === 13; // not a regex: /[\r\n]$/ scans the whole text
     if (overflow)
       throw failure('model.upstream_invalid_response', 'The provider sent an event too large to read.');
   };
@@ -72,14 +85,14 @@ export async function* readSse(
         );
       }
       if (step.done) {
-        feed(decoder.decode());
+        feed(decoder.end());
         // Servers often omit the blank line after their last event; a cut-off line is dropped.
         if (endsWithNewline) feed('\n\n');
-        yield* pending.splice(0);
+        if (pending.length > 0) yield pending;
         return;
       }
       const commentsBefore = comments;
-      feed(decoder.decode(step.value, { stream: true }));
+      feed(decoder.decode(step.value));
       const heartbeatOnly = pending.length === 0 && comments > commentsBefore;
       if (heartbeatOnly) {
         idleMs += Date.now() - started;
@@ -88,7 +101,11 @@ export async function* readSse(
         idleMs = 0;
         if (pending.length > 0) onlyHeartbeats = false;
       }
-      yield* pending.splice(0);
+      if (pending.length > 0) {
+        const events = pending;
+        pending = [];
+        yield events;
+      }
     }
   } finally {
     release(reader);

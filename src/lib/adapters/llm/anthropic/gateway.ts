@@ -66,12 +66,12 @@ async function* streamMessages(
   encodeOpts: AnthropicEncodeOptions,
   request: ModelRequest,
   signal: AbortSignal,
-): AsyncGenerator<StreamPart> {
+): AsyncGenerator<StreamPart[]> {
   const { body, warnings } = encodeAnthropicRequest(request, encodeOpts);
   const decoder = createAnthropicDecoder({ warnings });
   const opened = await send(conn, '/messages', { method: 'POST', body: JSON.stringify(body) }, signal);
   if (!opened.ok) {
-    yield* decoder.fail(opened.error);
+    yield decoder.fail(opened.error);
     return;
   }
   try {

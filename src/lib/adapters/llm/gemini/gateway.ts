@@ -68,7 +68,7 @@ async function* streamGenerate(
   callKeySeed: string,
   request: ModelRequest,
   signal: AbortSignal,
-): AsyncGenerator<StreamPart> {
+): AsyncGenerator<StreamPart[]> {
   const { body, warnings } = encodeGeminiRequest(request, encodeOpts);
   const decoder = createGeminiDecoder({ warnings, callKeySeed });
   const opened = await send(
@@ -78,7 +78,7 @@ async function* streamGenerate(
     signal,
   );
   if (!opened.ok) {
-    yield* decoder.fail(opened.error);
+    yield decoder.fail(opened.error);
     return;
   }
   try {

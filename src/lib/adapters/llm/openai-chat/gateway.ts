@@ -1,7 +1,8 @@
 import { HearthFailure, hearthError } from '$lib/domain/errors';
 import type { ModelRequest, StreamPart } from '$lib/domain/model';
 import type { ModelGateway } from '$lib/ports/model-gateway';
-import { readSse } from '../sse';
+import { readSseBatches } from '../sse';
+import { append } from '../json-stream';
 import {
   DEFAULT_STALL_MS,
   defaultFetch,
@@ -62,7 +63,7 @@ async function* streamChat(
   conn: Connection,
   request: ModelRequest,
   signal: AbortSignal,
-): AsyncGenerator<StreamPart> {
+): AsyncGenerator<StreamPart[]> {
   const { body, warnings } = encodeChatRequest(request, { maxTokensField: conn.maxTokensField });
   const decoder = createChatDecoder({ warnings });
   const opened = await send(
@@ -72,13 +73,13 @@ async function* streamChat(
     signal,
   );
   if (!opened.ok) {
-    yield* decoder.fail(opened.error);
+    yield decoder.fail(opened.error);
     return;
   }
   const { response, release } = opened;
   try {
     const type = response.headers.get('content-type');
-    if (type?.includes('html')) yield* decoder.fail(webPageFailure());
+    if (type?.includes('html')) yield decoder.fail(webPageFailure());
     else if (type?.includes('json')) yield* decodeJsonReply(conn, response, decoder, signal);
     else yield* decodeStream(conn, response, type, decoder, signal);
   } finally {
@@ -92,46 +93,59 @@ async function* decodeStream(
   contentType: string | null,
   decoder: ChatDecoder,
   signal: AbortSignal,
-): AsyncGenerator<StreamPart> {
+): AsyncGenerator<StreamPart[]> {
   if (!response.body) {
-    yield* decoder.fail(notAStreamFailure(undefined, contentType));
+    yield decoder.fail(notAStreamFailure(undefined, contentType));
     return;
   }
   let firstInvalidLine: string | undefined;
   let events = 0;
   let sawDone = false;
+  // Parts of the batch being decoded: a throw midway still delivers them before the error.
+  let parts: StreamPart[] = [];
   try {
-    const sse = readSse(response.body, {
+    const sse = readSseBatches(response.body, {
       signal,
       stallMs: conn.stallMs,
       onInvalidLine: (line) => void (firstInvalidLine ??= line),
     });
-    for await (const event of sse) {
-      events++;
-      if (event.data.trim() === '[DONE]') {
-        sawDone = true;
-        break;
+    read: for await (const batch of sse) {
+      for (const event of batch) {
+        events++;
+        if (event.data.trim() === '[DONE]') {
+          sawDone = true;
+          break read;
+        }
+        let chunk: unknown;
+        try {
+          chunk = JSON.parse(event.data);
+        } catch {
+          yield append(parts, decoder.fail(invalidJsonFailure(event.data)));
+          return;
+        }
+        append(parts, decoder.push(chunk));
+        if (decoder.closed) {
+          yield parts;
+          return;
+        }
       }
-      let chunk: unknown;
-      try {
-        chunk = JSON.parse(event.data);
-      } catch {
-        yield* decoder.fail(invalidJsonFailure(event.data));
-        return;
-      }
-      yield* decoder.push(chunk);
-      if (decoder.closed) return;
+      const done = parts;
+      parts = [];
+      yield done;
     }
   } catch (e) {
-    yield* decoder.fail(
-      e instanceof HearthFailure
-        ? e.error
-        : hearthError('model.stream_failed', `Reading the reply failed: ${String(e)}`, { retryable: true }),
+    yield append(
+      parts,
+      decoder.fail(
+        e instanceof HearthFailure
+          ? e.error
+          : hearthError('model.stream_failed', `Reading the reply failed: ${String(e)}`, { retryable: true }),
+      ),
     );
     return;
   }
-  if (events === 0) yield* decoder.fail(notAStreamFailure(firstInvalidLine, contentType));
-  else yield* decoder.end(sawDone);
+  if (events === 0) yield append(parts, decoder.fail(notAStreamFailure(firstInvalidLine, contentType)));
+  else yield append(parts, decoder.end(sawDone));
 }
 
 /** A server that ignored `stream: true` (or reported an error as a 200 JSON body). */
@@ -140,22 +154,22 @@ async function* decodeJsonReply(
   response: Response,
   decoder: ChatDecoder,
   signal: AbortSignal,
-): AsyncGenerator<StreamPart> {
+): AsyncGenerator<StreamPart[]> {
   const text = await readText(response, conn.stallMs, signal);
   if (!text.ok) {
-    yield* decoder.fail(text.error);
+    yield decoder.fail(text.error);
     return;
   }
   let json: unknown;
   try {
     json = JSON.parse(text.value);
   } catch {
-    yield* decoder.fail(notAStreamFailure(text.value, response.headers.get('content-type')));
+    yield decoder.fail(notAStreamFailure(text.value, response.headers.get('content-type')));
     return;
   }
   const reply = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>;
   if (reply.error !== undefined && reply.error !== null) {
-    yield* decoder.fail(streamedFailure(reply.error));
+    yield decoder.fail(streamedFailure(reply.error));
     return;
   }
   const choice = Array.isArray(reply.choices)
@@ -163,7 +177,7 @@ async function* decodeJsonReply(
     : undefined;
   const message = choice?.message as Record<string, unknown> | undefined;
   if (!message) {
-    yield* decoder.fail(notAStreamFailure(text.value, response.headers.get('content-type')));
+    yield decoder.fail(notAStreamFailure(text.value, response.headers.get('content-type')));
     return;
   }
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
@@ -171,9 +185,9 @@ async function* decodeJsonReply(
     ...message,
     tool_calls: calls.map((c: unknown, index) => ({ index, ...(c as object) })),
   };
-  yield* decoder.push({
+  const parts = decoder.push({
     ...reply,
     choices: [{ index: 0, delta, finish_reason: choice?.finish_reason ?? null }],
   });
-  yield* decoder.end(true);
+  yield append(parts, decoder.end(true));
 }
