@@ -42,15 +42,34 @@ export class SettledCallsRpc<M extends MethodTable, S extends MethodTable> exten
   ): AsyncIterable<ReturnType<S[K]>> {
     const inner = super.stream(method, params);
     const settled = (ok: boolean) => this.#settled(method, ok);
+    // A plain iterator, not an async generator: a generator's return() waits for a pending
+    // next(), so leaving a stream that sends nothing (Stop on a silent command) would not reach
+    // the runtime until that stream ended by itself.
     return {
-      async *[Symbol.asyncIterator]() {
-        let ok = false;
-        try {
-          yield* inner;
-          ok = true;
-        } finally {
+      [Symbol.asyncIterator]() {
+        const it = inner[Symbol.asyncIterator]();
+        let ended = false;
+        const end = (ok: boolean) => {
+          if (ended) return;
+          ended = true;
           settled(ok);
-        }
+        };
+        return {
+          async next() {
+            try {
+              const item = await it.next();
+              if (item.done) end(true);
+              return item;
+            } catch (e) {
+              end(false);
+              throw e;
+            }
+          },
+          async return(value?: unknown) {
+            end(false);
+            return (await it.return?.(value)) ?? { done: true, value };
+          },
+        } as AsyncIterator<ReturnType<S[K]>>;
       },
     };
   }
