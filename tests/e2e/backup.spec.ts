@@ -35,7 +35,7 @@ test('everything exported from one browser profile and restored into a fresh one
   const fresh = await browser.newContext({ baseURL });
   const other = await fresh.newPage();
   await other.goto('./#/settings');
-  await other.getByLabel('Restore from a backup…').setInputFiles(archive);
+  await other.getByLabel('Backup archive to restore').setInputFiles(archive);
   const plan = other.getByRole('region', { name: 'What the restore would do' });
   await expect(plan.getByRole('row', { name: /^Chats 1 0 0$/ })).toBeVisible();
   await expect(plan.getByRole('row', { name: /^Sessions 1 0 0$/ })).toBeVisible();

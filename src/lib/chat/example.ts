@@ -2,6 +2,13 @@ import { newCharacterCard, type CharacterCard } from './card';
 import { emptyLorebook, newLorebookEntry, type Lorebook } from './lorebook';
 
 /**
+ * The example character's and its lorebook's ids: the same in every browser, so a backup restored
+ * into a fresh install finds the example already there instead of adding a second one.
+ */
+export const EXAMPLE_CHARACTER_ID = 'chr_example';
+export const EXAMPLE_LOREBOOK_ID = 'lb_example';
+
+/**
  * The character a fresh install starts with, so a first chat works before any import: Brindle,
  * a fox who keeps a lighthouse, with a small lorebook. Hearth's own writing.
  */

@@ -15,7 +15,7 @@ import {
   NO_PERSONA_NAME,
 } from '$lib/chat/records';
 import { greetingMessage, scanMessagesOf } from '$lib/chat/transcript';
-import { exampleCharacter } from '$lib/chat/example';
+import { EXAMPLE_CHARACTER_ID, EXAMPLE_LOREBOOK_ID, exampleCharacter } from '$lib/chat/example';
 import { DEMO_CONNECTION, type Connection } from '$lib/domain/connection';
 import { hearthError, HearthFailure } from '$lib/domain/errors';
 import type { RunEvent } from '$lib/domain/events';
@@ -162,10 +162,10 @@ export class ChatService {
     if (existing.records.length === 0 && existing.issues.length === 0) {
       const { card, lorebook } = exampleCharacter();
       const now = this.deps.clock.now();
-      const lorebookId = this.deps.ids.contentId('lb');
+      const lorebookId = EXAMPLE_LOREBOOK_ID;
       await this.deps.characters.put(
         {
-          id: this.deps.ids.contentId('chr'),
+          id: EXAMPLE_CHARACTER_ID,
           card,
           lorebookIds: [lorebookId],
           createdAt: now,

@@ -1,4 +1,3 @@
-import { exportBackup } from '$lib/adapters/backup/backup-export';
 import type { BackupProgress } from '$lib/domain/backup';
 import { applyRestore, inspectBackup } from '$lib/adapters/backup/backup-restore';
 import { systemClock } from '$lib/adapters/system/clock';
@@ -54,8 +53,10 @@ export function backupHandlers(ctx: RuntimeContext): Handlers<Record<never, neve
     methods: {},
     streams: {
       'backup.export': ({ includeRuns }, signal) =>
-        streamed(signal, async (onProgress) =>
-          exportBackup({
+        streamed(signal, async (onProgress) => {
+          // The zip writer is loaded when a person first exports, not with every worker.
+          const { exportBackup } = await import('$lib/adapters/backup/backup-export');
+          return exportBackup({
             db,
             opfsRoot: await root(),
             appVersion: ctx.appVersion,
@@ -63,8 +64,8 @@ export function backupHandlers(ctx: RuntimeContext): Handlers<Record<never, neve
             now: systemClock.now(),
             signal,
             onProgress,
-          }),
-        ),
+          });
+        }),
       'backup.inspect': ({ file }, signal) =>
         streamed(signal, async (onProgress) => {
           const estimate = await ctx.options.storage?.estimate();
