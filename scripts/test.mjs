@@ -18,7 +18,13 @@ const STEPS = [
   { name: 'unit', commands: [['vitest', 'run', '--project', 'unit']] },
   { name: 'integration', commands: [['vitest', 'run', '--project', 'integration']] },
   { name: 'browser', commands: [['vitest', 'run', '--project', 'browser']], needsChromium: true },
-  { name: 'build', commands: [['vite', 'build']] },
+  {
+    name: 'build',
+    commands: [
+      ['vite', 'build'],
+      ['node', 'scripts/check-budget.mjs'],
+    ],
+  },
   { name: 'e2e', commands: [['playwright', 'test']], needsChromium: true },
 ];
 

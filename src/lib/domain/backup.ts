@@ -13,8 +13,8 @@ import { err, ok, type Result } from './result';
 export const BACKUP_FORMAT = 'hearth-backup';
 export const BACKUP_FORMAT_VERSION = 1;
 export const MANIFEST_PATH = 'manifest.json';
-/** The OPFS folder (beside `workspaces`) an export is written to before the page downloads it. */
-export const EXPORTS_DIR = 'exports';
+// Its own module so the page can name it without loading this one (and zod) up front.
+export { EXPORTS_DIR } from './backup-exports';
 /** Settings rows a restore in progress keeps (never exported): `restore:<id>`. */
 export const RESTORE_MARKER_PREFIX = 'restore:';
 /** A JSON-lines entry is cut after the row that takes it past this many characters. */

@@ -37,7 +37,7 @@ import { runtimeTools } from '$lib/tools/runtime-tools';
 import { DexieMcpCredentialStore, DexieMcpStore } from '$lib/adapters/db/mcp-store';
 import { JsquashImageNormalizer } from '$lib/adapters/images/jsquash-normalizer';
 import { broadcastChanges } from '$lib/adapters/system/changes';
-import { SdkMcpConnector } from '$lib/adapters/mcp/connector';
+import { LazyMcpConnector } from '$lib/adapters/mcp/lazy-connector';
 import { McpServers } from '$lib/runtime/mcp-servers';
 import { DexieExtensionStore } from '$lib/adapters/db/extension-store';
 import { hearthError, HearthFailure } from '$lib/domain/errors';
@@ -167,7 +167,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
   const mcp = new McpServers({
     store: new DexieMcpStore(db),
     credentials,
-    connector: new SdkMcpConnector(
+    connector: new LazyMcpConnector([
       doFetch,
       {},
       {
@@ -175,7 +175,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
         now: () => systemClock.now(),
         newState: () => crypto.randomUUID(),
       },
-    ),
+    ]),
     clock: systemClock,
     newId: () => crypto.randomUUID(),
     changes: broadcastChanges('hearth-mcp-changes'),
