@@ -13,12 +13,16 @@ import type { ShellPanelUpdate } from '../../src/lib/worker/protocol';
  * from the `workspace.shell` request to its `done` item: `python3 -c 'print(1)'` as a tab's first
  * call, and `echo hi` as a tab's first call (the baseline: the sandbox worker's start without
  * Python); then Python as the first call of a new session in that tab (each workspace has its own
- * sandbox, so this is what every session's first Python call costs).
+ * sandbox, so this is what every session's first Python call costs). Issue 21: Python as the first
+ * call of a fresh tab opened on the session's page, which starts Python in the background, at once
+ * and after a pause.
  * Bytes: what the server sent (the network), and what responses seen by Playwright say came
  * from the service worker. Numbers only.
  */
 
 const ROUNDS = 5;
+/** Between opening a session and its first Python call, in the warmed-up case. */
+const SESSION_PAUSE_MS = 3_000;
 const PYTHON = "python3 -c 'print(1)'";
 
 /** Bytes the server wrote, by path; reset per measurement. */
@@ -187,6 +191,8 @@ test('Python cold start from the service worker cache', async ({ browser }) => {
       pythonAfterEcho: [] as number[],
       pythonWarm: [] as number[],
       pythonNewSession: [] as number[],
+      pythonSessionOpened: [] as number[],
+      pythonSessionOpenedPause: [] as number[],
       firstProgress: [] as number[],
       lastDownloadProgress: [] as number[],
       loadedProgress: [] as number[],
@@ -239,6 +245,20 @@ test('Python cold start from the service worker cache', async ({ browser }) => {
       const other = await page.evaluate(async () => (await window.hearth.sessions.create()).id);
       samples.pythonNewSession.push(check('python new session', await shell(page, other, PYTHON), '1').ms);
       await page.close();
+
+      // Issue 21: a fresh tab that opens the session's page (which starts Python in the
+      // background), Python called at once, and after a pause (a person typing, a model answering).
+      page = await freshTab(context, `${server.url}#/sessions/${sessionId}`, sessionId);
+      samples.pythonSessionOpened.push(
+        check('python session opened', await shell(page, sessionId, PYTHON), '1').ms,
+      );
+      await page.close();
+      page = await freshTab(context, `${server.url}#/sessions/${sessionId}`, sessionId);
+      await page.waitForTimeout(SESSION_PAUSE_MS);
+      samples.pythonSessionOpenedPause.push(
+        check('python session opened, pause', await shell(page, sessionId, PYTHON), '1').ms,
+      );
+      await page.close();
     }
 
     // Compiling Pyodide's wasm alone, in new contexts (own renderer process, so no compiled
@@ -269,6 +289,10 @@ test('Python cold start from the service worker cache', async ({ browser }) => {
         `python_warm_same_tab_median_s=${seconds(median(samples.pythonWarm))} ` +
         `python_first_call_new_session_same_tab_median_s=${seconds(median(samples.pythonNewSession))} ` +
         `python_new_session_samples_s=${list(samples.pythonNewSession)} ` +
+        `python_first_call_session_page_opened_median_s=${seconds(median(samples.pythonSessionOpened))} ` +
+        `python_session_page_opened_samples_s=${list(samples.pythonSessionOpened)} ` +
+        `python_first_call_session_page_opened_pause_${SESSION_PAUSE_MS / 1000}s_median_s=${seconds(median(samples.pythonSessionOpenedPause))} ` +
+        `python_session_page_opened_pause_samples_s=${list(samples.pythonSessionOpenedPause)} ` +
         `python_first_progress_median_s=${at(samples.firstProgress)} ` +
         `python_last_download_progress_median_s=${at(samples.lastDownloadProgress)} ` +
         `python_loaded_progress_median_s=${at(samples.loadedProgress)} ` +

@@ -22,7 +22,7 @@ async function watchPythonProgress(page: Page, selector: string): Promise<() => 
     new MutationObserver(() => {
       for (const bar of document.querySelectorAll(`${within} [role=status]`)) {
         const text = bar.textContent?.trim() ?? '';
-        if (text.includes('Loading Python') && seen.at(-1) !== text) seen.push(text);
+        if (/(Loading|Starting) Python/.test(text) && seen.at(-1) !== text) seen.push(text);
       }
     }).observe(document.body, { subtree: true, childList: true, characterData: true });
   }, selector);
@@ -59,7 +59,7 @@ test('the person runs commands in the shell panel: output, exit codes, saved fil
   await expect(input).toHaveValue('');
 });
 
-test('Python downloads on first use with a progress bar, then Python, JavaScript and jq run', async ({
+test('Python loads as the session opens, a bar shows while it is not ready, then Python, JavaScript and jq run', async ({
   page,
 }) => {
   test.setTimeout(PYTHON_COLD_TIMEOUT + 60_000);
@@ -68,9 +68,12 @@ test('Python downloads on first use with a progress bar, then Python, JavaScript
 
   const progress = await watchPythonProgress(page, '.shell-panel');
   expect(await runInShell(page, 'python3 -c "print(sum(range(10)))"')).toBe('Exit code: 0\n45');
-  const bars = await progress();
-  expect(bars.length).toBeGreaterThan(0);
-  expect(bars[0]).toMatch(/^Loading Python for the shell: .+ of .+$/);
+  // The open session started Python (tests/e2e/python-start.spec.ts): a call that comes before it
+  // is ready shows the download or the start; tests/integration/sandbox/warm.browser.test.ts makes
+  // that call on purpose.
+  for (const bar of await progress()) {
+    expect(bar).toMatch(/^(Loading Python for the shell: .+ of .+|Starting Python for the shell…)$/);
+  }
   // The bar is gone once the command has finished.
   await expect(workspaceOf(page).getByRole('status')).toHaveCount(0);
 
@@ -120,10 +123,8 @@ test('an agent writes a CSV and sums it with Python through workspace_shell in t
   const last = chats[2]!.body as { messages: { role: string; tool_call_id?: string; content: string }[] };
   const result = last.messages.find((m) => m.role === 'tool' && m.tool_call_id === 's1')!.content;
   expect(result).toBe('Exit code: 0\n8');
-  // The conversation showed Python's first download while the agent waited for it.
-  const bars = await progress();
-  expect(bars.length).toBeGreaterThan(0);
-  expect(bars[0]).toContain('Loading Python for the shell');
+  // Whatever of Python's load the agent waited for, the conversation showed it.
+  for (const bar of await progress()) expect(bar).toMatch(/^(Loading|Starting) Python for the shell/);
   await expect(page.getByRole('region', { name: 'Conversation' }).getByRole('status')).toHaveCount(0);
 
   const workspace = workspaceOf(page);

@@ -7,7 +7,8 @@ import type { ConnectionDraft } from '$lib/domain/connection';
 import type { DatabaseProblem } from '$lib/domain/database-problem';
 import type { PrunedLevel, RetentionPolicy } from '$lib/domain/retention';
 import type { RunId } from '$lib/domain/run';
-import { EXPORTS_DIR, type RestoreChoices } from '$lib/domain/backup';
+import type { RestoreChoices } from '$lib/domain/backup';
+import { EXPORTS_DIR } from '$lib/domain/backup-exports';
 import type { Endpoint } from '$lib/worker/rpc';
 import { SettledCallsRpc, type SettledCall } from './settled-calls';
 import { serveRpc } from '$lib/worker/rpc';
@@ -150,6 +151,8 @@ export class HearthClient {
     /** Runs a command with the agent's shell: progress items (first Python call), then `done`. */
     shell: (sessionId: string, command: string, workdir?: string) =>
       this.#rpc.stream('workspace.shell', { sessionId, command, workdir }),
+    /** A conversation with this profile opened: its shell's Python starts loading, if it has one. */
+    warmShell: (profileId: string) => this.#rpc.call('workspace.warmShell', { profileId }),
   };
 
   readonly connections = {

@@ -98,6 +98,8 @@ export interface ShellRun {
 export interface Sandbox {
   /** The workspace's run ended: whatever served it ends too (a later call starts fresh). */
   release?(workspace: string): void;
+  /** A shell call is likely soon: start Python in the background, for whichever workspace calls first. */
+  warm?(): void;
   run(
     request: ShellRequest,
     options: {

@@ -148,6 +148,11 @@ export type WorkspaceMethods = {
    * shell's sandbox workers. Sent once, when the page starts the runtime.
    */
   'workspace.attachSandboxHost': (p: { port: MessagePort }) => null;
+  /**
+   * A conversation with this profile opened: when the profile has the shell, its Python starts
+   * loading in the background (once; the first `python` call then waits less or not at all).
+   */
+  'workspace.warmShell': (p: { profileId: string }) => null;
   /** Adds files under `dir` (a writable root); a taken name gets ` (2)`. Returns the paths written. */
   'workspace.upload': (p: {
     sessionId: string;

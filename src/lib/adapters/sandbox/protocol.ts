@@ -32,6 +32,8 @@ export type ToSandbox =
   /** `connect`: the only `connect-src` the worker's policy may have (`'none'` for the shell). */
   | { type: 'boot'; bundle: string; connect: string }
   | EngineDelivery
+  /** Load this engine now, before any call needs it (a spare sandbox warming up). */
+  | { type: 'warm'; engine: EngineName }
   | { type: 'run'; id: number; request: ShellRequest }
   | { type: 'builtin-result'; id: number; requestId: number; text: string; isError: boolean }
   | ({ type: 'mcp-result'; id: number; requestId: number } & ShellMcpResult);
@@ -46,6 +48,8 @@ export type FromSandbox =
   | { type: 'unprotected'; reason: string }
   | { type: 'ready' }
   | { type: 'need'; engine: EngineName }
+  /** A command waits for an engine that was already loading before it asked (a warm-up). */
+  | { type: 'waiting'; engine: EngineName }
   | { type: 'loaded'; engine: EngineName }
   | { type: 'builtin'; id: number; requestId: number; name: string; args: JsonObject }
   | { type: 'mcp'; id: number; requestId: number; call: ShellMcpCall }
@@ -127,6 +131,7 @@ export function readFromSandbox(raw: unknown): FromSandbox | null {
     case 'ready':
       return { type: 'ready' };
     case 'need':
+    case 'waiting':
     case 'loaded':
       return isString(raw.engine) && ENGINES.includes(raw.engine)
         ? { type: raw.type, engine: raw.engine as EngineName }

@@ -36,11 +36,13 @@ export function start(port: MessagePort): void {
     reachable: (loaded: T) => object[] = () => [],
   ) => {
     let loading: Promise<T> | undefined;
-    return () =>
+    let ready = false;
+    const get = () =>
       (loading ??= need(name)
         .then(load)
         .then((loaded) => {
           wire.trust(reachable(loaded));
+          ready = true;
           post({ type: 'loaded', engine: name });
           return loaded;
         })
@@ -48,6 +50,12 @@ export function start(port: MessagePort): void {
           loading = undefined;
           throw e;
         }));
+    /** A command's load: one still in progress from a warm-up tells the runtime it is waited for. */
+    const forCommand = () => {
+      if (loading && !ready) post({ type: 'waiting', engine: name });
+      return get();
+    };
+    return Object.assign(forCommand, { warm: get });
   };
   let python: PyodideInterface | null = null;
   const loaders = {
@@ -117,12 +125,14 @@ export function start(port: MessagePort): void {
     } else if (message.type === 'builtin-result' || message.type === 'mcp-result') {
       answers.get(message.requestId)?.(message as never);
       answers.delete(message.requestId);
+    } else if (message.type === 'warm') {
+      if (message.engine === 'python') void loaders.python.warm().catch(() => {});
     } else if (message.type === 'run') {
       queue = queue.then(() => run(message));
     }
   };
   post({ type: 'ready' });
   // jq and QuickJS are small: load them while the first command is on its way.
-  void loaders.jq().catch(() => {});
-  void loaders.quickJs().catch(() => {});
+  void loaders.jq.warm().catch(() => {});
+  void loaders.quickJs.warm().catch(() => {});
 }

@@ -29,6 +29,8 @@ interface Booted {
   process: SandboxProcess;
   /** Engines this worker was sent already: asking again never pauses a call's budget. */
   delivered: Set<EngineName>;
+  /** Engines this worker reported loaded. */
+  loaded: Set<EngineName>;
   /** The call in progress, which receives the worker's messages. */
   call: ActiveCall | null;
 }
@@ -63,6 +65,9 @@ export class WorkerSandbox implements Sandbox {
   readonly #engines: EngineSource;
   readonly #timeoutMs: number;
   readonly #slots = new Map<string, Slot>();
+  /** A worker that serves no workspace yet, Python loading in it: the next new slot takes it. */
+  #spare: { worker: Promise<Booted | { unprotected: string }>; idle: ReturnType<typeof setTimeout> } | null =
+    null;
   #waiting: (() => void)[] = [];
   #nextId = 1;
 
@@ -77,6 +82,49 @@ export class WorkerSandbox implements Sandbox {
     const turn = slot.queue.then(() => this.#runInSlot(slot, request, options));
     slot.queue = turn.catch(() => {});
     return turn;
+  }
+
+  /**
+   * Starts a spare worker and loads Python in it, so that the next workspace's first shell call
+   * finds its engine started (or starting). At most one spare at a time, none while a call runs;
+   * it ends after a while unused, or when a workspace needs its room.
+   */
+  warm(): void {
+    const slots = [...this.#slots.values()];
+    // A call already running may be loading Python itself: a second load would only compete with it.
+    if (this.#spare || slots.some((s) => s.busy)) return;
+    if (slots.filter((s) => s.worker !== null).length >= MAX_WORKERS) return;
+    const worker = this.#boot();
+    const spare = { worker, idle: setTimeout(() => this.#endSpare(), IDLE_MS) };
+    this.#spare = spare;
+    void worker.then(
+      (w) => {
+        if ('process' in w)
+          w.process.port.postMessage({ type: 'warm', engine: 'python' } satisfies ToSandbox);
+        else if (this.#spare === spare) this.#spare = null;
+      },
+      () => this.#spare === spare && (this.#spare = null),
+    );
+  }
+
+  /** The spare worker for a slot that needs one (it has served nobody yet), if there is one. */
+  #takeSpare(): Promise<Booted | { unprotected: string }> | null {
+    const spare = this.#spare;
+    if (!spare) return null;
+    clearTimeout(spare.idle);
+    this.#spare = null;
+    return spare.worker;
+  }
+
+  #endSpare(): void {
+    const spare = this.#spare;
+    if (!spare) return;
+    clearTimeout(spare.idle);
+    this.#spare = null;
+    void spare.worker.then(
+      (w) => 'process' in w && w.process.terminate(),
+      () => {},
+    );
   }
 
   release(workspace: string): void {
@@ -102,6 +150,7 @@ export class WorkerSandbox implements Sandbox {
     slot.busy = true;
     slot.released = false;
     try {
+      if (!slot.worker) slot.worker = this.#takeSpare();
       if (!slot.worker) {
         await this.#room(slot);
         slot.worker = this.#boot();
@@ -138,7 +187,12 @@ export class WorkerSandbox implements Sandbox {
   async #room(slot: Slot): Promise<void> {
     for (;;) {
       const live = [...this.#slots.values()].filter((s) => s.worker !== null && s !== slot);
-      if (live.length < MAX_WORKERS) return;
+      if (live.length + (this.#spare ? 1 : 0) < MAX_WORKERS) return;
+      // The spare gives way first: it has served nobody yet.
+      if (this.#spare) {
+        this.#endSpare();
+        continue;
+      }
       const idle = live.find((s) => !s.busy);
       if (idle) return this.#stop(idle);
       await new Promise<void>((wake) => this.#waiting.push(wake));
@@ -178,7 +232,7 @@ export class WorkerSandbox implements Sandbox {
         late,
       ]);
       waiting.add('the sandbox worker did not answer');
-      const booted: Booted = { process, delivered: new Set(), call: null };
+      const booted: Booted = { process, delivered: new Set(), loaded: new Set(), call: null };
       const ready = new Promise<Booted | { unprotected: string }>((resolve, reject) => {
         void process.crashed.then((reason) => reject(new Error(reason)));
         process.port.onmessage = ({ data }: MessageEvent) => {
@@ -188,7 +242,12 @@ export class WorkerSandbox implements Sandbox {
             process.terminate();
             resolve({ unprotected: message.reason });
           } else if (message?.type === 'need') void this.#deliver(booted, message.engine);
-          else if (message) booted.call?.receive(message);
+          else if (message?.type === 'waiting') {
+            if (!booted.loaded.has(message.engine)) booted.call?.loading(message.engine);
+          } else if (message) {
+            if (message.type === 'loaded') booted.loaded.add(message.engine);
+            booted.call?.receive(message);
+          }
         };
         process.port.postMessage({ type: 'boot', bundle, connect: "'none'" } satisfies ToSandbox);
       });

@@ -4,6 +4,8 @@ import type { Result } from '$lib/domain/result';
 import { sha256Hex } from '$lib/domain/hash';
 import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
 import { isVisible, isWritable, sessionRoots } from '$lib/domain/workspace-roots';
+import { resolveProfile } from '$lib/domain/profile/builtin';
+import { builtinToolId } from '$lib/domain/tool-id';
 import type { Workspace } from '$lib/ports/workspace';
 import type { RuntimeContext } from '../context';
 import type { EngineProgress } from '$lib/domain/run-update';
@@ -92,6 +94,14 @@ export function workspaceHandlers(ctx: RuntimeContext): Handlers<WorkspaceMethod
 
       async 'workspace.attachSandboxHost'({ port }) {
         ctx.options.attachSandboxHost?.(port);
+        return null;
+      },
+
+      async 'workspace.warmShell'({ profileId }) {
+        const profile = resolveProfile(profileId, await ctx.stores.profiles.get(profileId))?.profile;
+        const shell = builtinToolId('workspace.shell');
+        if (profile?.tools.allow.includes(shell) && !profile.tools.deny.includes(shell))
+          ctx.options.sandbox?.warm?.();
         return null;
       },
 

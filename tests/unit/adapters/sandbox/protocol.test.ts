@@ -28,6 +28,10 @@ describe('readFromSandbox', () => {
       ]),
     );
     expect(readFromSandbox({ type: 'need', engine: 'python' })).toEqual({ type: 'need', engine: 'python' });
+    expect(readFromSandbox({ type: 'waiting', engine: 'python' })).toEqual({
+      type: 'waiting',
+      engine: 'python',
+    });
     expect(
       readFromSandbox({ type: 'builtin', id: 1, requestId: 2, name: 'dice.roll', args: { formula: 'd6' } }),
     ).toEqual({ type: 'builtin', id: 1, requestId: 2, name: 'dice.roll', args: { formula: 'd6' } });
@@ -53,6 +57,7 @@ describe('readFromSandbox', () => {
       [],
       { type: 'spawn', id: 1, source: 'x' },
       { type: 'need', engine: 'shell' },
+      { type: 'waiting', engine: 'shell' },
       { type: 'builtin', id: 1, requestId: 2, name: 'x', args: [] },
       { type: 'changes', id: '1', changes: [] },
       { type: 'mcp', id: 1, requestId: 2, call: { serverId: 's', tool: 'echo', arguments: [] } },
