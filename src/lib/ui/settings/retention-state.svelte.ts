@@ -26,10 +26,15 @@ export class RetentionState {
   progress = $state<{ done: number; total: number } | null>(null);
   result = $state<RetentionResult | null>(null);
 
+  /** Nothing to judge before the saved policy arrives (or the person types): no flash of errors. */
   readonly problems: RetentionProblems = $derived(
-    retentionProblems({ keepFullRuns: this.keepFullRuns, keepJournalRuns: this.keepJournalRuns }),
+    this.saved === null && this.keepFullRuns === null && this.keepJournalRuns === null
+      ? {}
+      : retentionProblems({ keepFullRuns: this.keepFullRuns, keepJournalRuns: this.keepJournalRuns }),
   );
-  readonly valid = $derived(Object.keys(this.problems).length === 0);
+  readonly valid = $derived(
+    this.keepFullRuns !== null && this.keepJournalRuns !== null && Object.keys(this.problems).length === 0,
+  );
   readonly dirty = $derived(
     this.saved !== null &&
       (this.saved.keepFullRuns !== this.keepFullRuns || this.saved.keepJournalRuns !== this.keepJournalRuns),
