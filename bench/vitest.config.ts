@@ -3,6 +3,7 @@ import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
 import { engineAssets } from '../scripts/vite/engine-assets.ts';
 import { chromiumLaunchOptions } from '../tests/support/chromium.mjs';
+import { heapCommands } from './heap-commands.ts';
 import { mcpBenchCommands } from './mcp-servers.ts';
 
 /**
@@ -50,8 +51,8 @@ export default defineConfig({
             headless: true,
             provider: playwright({ launchOptions: chromiumLaunchOptions }),
             instances: [{ browser: 'chromium' }],
-            // MCP servers for bench/mcp.browser.bench.ts, started only when it asks.
-            commands: mcpBenchCommands,
+            // MCP servers for bench/mcp.browser.bench.ts, started only when it asks; heap sampling.
+            commands: { ...mcpBenchCommands, ...heapCommands },
           },
         },
       },
