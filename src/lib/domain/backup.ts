@@ -379,8 +379,6 @@ export function remapUnit(unit: string, ids: IdMap): string {
 export interface BackupProgress {
   doneBytes: number;
   totalBytes: number;
-  /** What is being read or written now (a table's name, "files"). */
-  phase: string;
 }
 
 export interface ExportedBackup {

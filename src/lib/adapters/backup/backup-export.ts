@@ -98,7 +98,6 @@ export async function exportBackup(o: ExportOptions): Promise<ExportedBackup> {
   const progress: BackupProgress = {
     doneBytes: 0,
     totalBytes: rowsTotal * 1024 + sizes.reduce((a, b) => a + b, 0),
-    phase: tables[0] ?? 'files',
   };
   const entries: ManifestEntry[] = [];
 
@@ -122,7 +121,6 @@ export async function exportBackup(o: ExportOptions): Promise<ExportedBackup> {
 
   try {
     for (const table of tables) {
-      progress.phase = table;
       let chunk: string[] = [];
       let chars = 0;
       let n = 0;
@@ -144,7 +142,6 @@ export async function exportBackup(o: ExportOptions): Promise<ExportedBackup> {
       }
       await flush();
     }
-    progress.phase = 'files';
     for (const [i, file] of files.entries()) {
       const blob = await file.handle.getFile();
       const level = STORED.test(file.path) ? 0 : 6;

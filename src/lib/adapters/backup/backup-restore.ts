@@ -222,11 +222,10 @@ export async function inspectBackup(
   const skillDirs = new Map<string, ItemKey>();
   const emptyTables = new Set<BackupTable>();
   let newRuns = 0;
-  const progress: BackupProgress = { doneBytes: 0, totalBytes: archive.totalBytes, phase: 'checking' };
+  const progress: BackupProgress = { doneBytes: 0, totalBytes: archive.totalBytes };
 
   for (const e of archive.tableEntries) {
     deps.signal.throwIfAborted();
-    progress.phase = e.table;
     const rows = (await readRows(file, e)).map((r) => upgraded(e.table, r));
     const table = db.table(e.table);
     // An empty table (a fresh profile) holds nothing to compare with.
@@ -270,7 +269,7 @@ export async function inspectBackup(
     // Files are hashed as they are restored; the dry run checks their sizes and places only.
     progress.doneBytes += f.entry.size;
   }
-  deps.onProgress({ ...progress, phase: 'files' });
+  deps.onProgress({ ...progress });
   const m = archive.manifest;
   return {
     inspection: {
@@ -335,7 +334,7 @@ export async function applyRestore(
   }
   const actionOf = (owner: ItemKey | null): Action | 'history' =>
     owner === null ? 'history' : (actions.get(owner) ?? 'skip');
-  const progress: BackupProgress = { doneBytes: 0, totalBytes: plan.archive.totalBytes, phase: 'files' };
+  const progress: BackupProgress = { doneBytes: 0, totalBytes: plan.archive.totalBytes };
   const staging = (await directoryAt(opfsRoot, [STAGING_DIR, restoreId], true))!;
 
   try {
@@ -375,7 +374,6 @@ export async function applyRestore(
       const emptyAtStart = new Set<BackupTable>();
       for (const e of plan.archive.tableEntries) {
         deps.signal.throwIfAborted();
-        progress.phase = e.table;
         const rows = await Dexie.waitFor(readRows(file, e));
         const table = db.table(e.table);
         const put: Row[] = [];

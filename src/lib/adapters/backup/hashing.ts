@@ -29,10 +29,6 @@ export class Tally {
     this.#size += chunk.length;
   }
 
-  get size() {
-    return this.#size;
-  }
-
   finish(): Tallied {
     return { sha256: this.#hasher.digest('hex'), size: this.#size };
   }
@@ -45,12 +41,11 @@ export class Tally {
     }
   }
 
-  /** A pass-through stream that adds every chunk; `onChunk` hears each chunk's size. */
-  through(onChunk?: (bytes: number) => void): TransformStream<Uint8Array, Uint8Array> {
+  /** A pass-through stream that adds every chunk. */
+  through(): TransformStream<Uint8Array, Uint8Array> {
     return new TransformStream({
       transform: (chunk, controller) => {
         this.add(chunk);
-        onChunk?.(chunk.length);
         controller.enqueue(chunk);
       },
     });
