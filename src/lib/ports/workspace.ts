@@ -68,4 +68,6 @@ export interface Workspace {
 export interface WorkspaceStore {
   open(key: string): Promise<Result<Workspace, WorkspaceError>>;
   delete(key: string): Promise<Result<void, WorkspaceError>>;
+  /** Files under `key` changed behind the store (a restored backup moved them in): forget them. */
+  changedOutside?(key: string): void;
 }

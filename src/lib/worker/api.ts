@@ -31,7 +31,9 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
     .catch((e: unknown) => console.error('Could not recover interrupted runs', e));
   // A restore interrupted after its rows were saved moves its files in now; one before, is undone.
   void ctx.options.locks
-    .tryWithLock(RESTORE_LOCK, async () => finishRestores(ctx.db, await ctx.opfsRoot()))
+    .tryWithLock(RESTORE_LOCK, async () =>
+      finishRestores(ctx.db, await ctx.opfsRoot(), (unit) => ctx.options.workspaces.changedOutside?.(unit)),
+    )
     .catch((e: unknown) => console.error('Could not finish an interrupted restore', e));
   // A fresh install's example character; the characters list waits for it so it never flickers in.
   const seeded = ctx.chats

@@ -1,5 +1,6 @@
 /// <reference lib="webworker" />
 import { OpfsWorkspaceStore } from '$lib/adapters/opfs/workspace';
+import { broadcastWorkspaceWrites, CachedWorkspaceStore } from '$lib/adapters/cached-workspace';
 import { FetchedEngines } from '$lib/adapters/sandbox/engine-files';
 import { SandboxHost } from '$lib/adapters/sandbox/sandbox-host';
 import { WorkerSandbox } from '$lib/adapters/sandbox/worker-sandbox';
@@ -24,7 +25,7 @@ const tell = (p: Promise<unknown>) => void p.catch(() => {});
 serveRpc(
   scope,
   createRuntime({
-    workspaces: new OpfsWorkspaceStore(),
+    workspaces: new CachedWorkspaceStore(new OpfsWorkspaceStore(), broadcastWorkspaceWrites()),
     locks: webLocks(navigator.locks),
     storage: navigator.storage,
     sandbox: new WorkerSandbox(sandboxHost, engines),

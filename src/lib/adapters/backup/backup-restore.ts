@@ -52,6 +52,8 @@ interface Deps {
   opfsRoot: Dir;
   /** Bytes this origin may still store, where the browser says. */
   freeBytes?: number;
+  /** Told of each workspace a restore moved in or removed. */
+  changed?: (unit: string) => void;
   signal: AbortSignal;
   onProgress: (p: BackupProgress) => void;
 }
@@ -417,7 +419,7 @@ export async function applyRestore(
     await removeEntry((await directoryAt(opfsRoot, [STAGING_DIR], false))!, restoreId);
     throw e;
   }
-  await finishRestores(db, opfsRoot);
+  await finishRestores(db, opfsRoot, deps.changed);
   return summary;
 }
 
@@ -443,7 +445,12 @@ async function keepingSecrets(table: Table, name: BackupTable, row: Row): Promis
  * Finishes restores whose rows were committed (their workspaces moved into place) and removes
  * the staging folders of restores that never committed. Safe to run again after an interruption.
  */
-export async function finishRestores(db: HearthDatabase, opfsRoot: Dir): Promise<void> {
+export async function finishRestores(
+  db: HearthDatabase,
+  opfsRoot: Dir,
+  /** Told of each workspace moved in or removed (a cache of it is stale now). */
+  changed: (unit: string) => void = () => {},
+): Promise<void> {
   const stagingRoot = await directoryAt(opfsRoot, [STAGING_DIR], false);
   if (!stagingRoot) return;
   const workspaces = (await directoryAt(opfsRoot, [WORKSPACES_DIR], true))!;
@@ -462,6 +469,7 @@ export async function finishRestores(db: HearthDatabase, opfsRoot: Dir): Promise
         const source = await directoryAt(staged, segments, false);
         if (source) await moveTree(staged, segments, workspaces, segments);
         else if (swap.replace) await removePath(workspaces, segments);
+        changed(swap.unit);
         left.shift();
         await db.table('settings').put({ key: RESTORE_MARKER_PREFIX + id, value: { swaps: left } });
       }

@@ -42,6 +42,7 @@ const cancelled = () => new HearthFailure(hearthError('backup.invalid', 'Cancell
 export function backupHandlers(ctx: RuntimeContext): Handlers<Record<never, never>, BackupStreams> {
   const { db } = ctx;
   const root = () => ctx.opfsRoot();
+  const changed = (unit: string) => ctx.options.workspaces.changedOutside?.(unit);
   /** The last dry run: restoring applies exactly what the person saw. */
   let inspected: {
     token: string;
@@ -93,7 +94,7 @@ export function backupHandlers(ctx: RuntimeContext): Handlers<Record<never, neve
           inspected = null;
           const opfsRoot = await root();
           const restored = await ctx.options.locks.tryWithLock(RESTORE_LOCK, () =>
-            applyRestore(file, plan, choices, { db, opfsRoot, signal, onProgress }),
+            applyRestore(file, plan, choices, { db, opfsRoot, signal, onProgress, changed }),
           );
           if (!restored.acquired)
             throw new HearthFailure(
