@@ -392,7 +392,7 @@ export async function applyRestore(
               const kind = owner!.slice(0, owner!.indexOf(':')) as ItemKind;
               for (const c of dependents(db, kind, owner!.slice(kind.length + 1))) await c.delete();
             }
-            put.push(await keepingSecrets(table, e.table, row));
+            put.push(await keepingSecrets(table, e.table, remapRow(e.table, row, ids)));
           }
         }
         if (history.length) {

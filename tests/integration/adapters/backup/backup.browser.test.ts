@@ -189,6 +189,26 @@ describe('whole-app backup', () => {
     expect((await p.db.chatMessages.get([chatId, 0]))!.mes).toMatch(/^Nachricht 0/);
   });
 
+  it('a replaced chat follows its character when that character is kept beside the original', async () => {
+    const p = await profile();
+    await fillLibrary(p.db, p.root, { characters: 1, chats: 1, messagesPerChat: 2, workspaceBytes: 0 });
+    const file = await exported(p);
+    const chatId = 'chat-0-00000000';
+    await p.db.characters.update('char-0', { lorebookIds: [] });
+    await p.db.chatMessages.update([chatId, 0], { mes: 'edited' });
+    const { plan } = await inspectBackup(file, { db: p.db, opfsRoot: p.root, ...quiet });
+    await applyRestore(
+      file,
+      plan,
+      { all: 'skip', each: { 'character:char-0': 'keep', [`chat:${chatId}`]: 'replace' } },
+      { db: p.db, opfsRoot: p.root, ...quiet },
+    );
+    const copy = (await p.db.characters.toArray()).find((c) => c.id !== 'char-0')!;
+    expect(copy.lorebookIds).toEqual(['book-1']);
+    expect((await p.db.chats.get(chatId))!.characterId).toBe(copy.id);
+    expect((await p.db.chatMessages.get([chatId, 0]))!.mes).toMatch(/^Nachricht 0/);
+  });
+
   it('keeps the API key of a connection it replaces', async () => {
     const p = await profile();
     await fillLibrary(p.db, p.root, { characters: 1, chats: 1, messagesPerChat: 2, workspaceBytes: 0 });
