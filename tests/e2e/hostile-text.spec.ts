@@ -156,7 +156,8 @@ test('hostile markup in every rendered place loads nothing, covers nothing and r
   // A Session reply, while it streams and after; then the same text as a workspace file; then the
   // run viewer, which shows the model's response.
   const reply = hostile('reply');
-  llm.script({ text: reply.match(/[\s\S]{1,40}/g)!, delayMs: 20 });
+  // Paced so the reply streams for seconds: long enough to be checked while it streams on a busy machine.
+  llm.script({ text: reply.match(/[\s\S]{1,40}/g)!, delayMs: 150 });
   await addScriptedConnection(page, llm);
   await page.goto('./');
   await page
