@@ -184,7 +184,12 @@ export async function fillLibrary(
     serverId: '00000000-0000-4000-8000-000000000001',
     tokens: { refresh_token: SECRETS[2] },
   } as never);
-  await db.extensions.put({ id: 'unit-convert', name: 'Units', version: '1.0.0' } as never);
+  await db.extensions.put({
+    id: 'unit-convert',
+    name: 'Units',
+    version: '1.0.0',
+    allowedHosts: ['https://api.example.test'],
+  } as never);
   await db.extensionFiles.put({
     extensionId: 'unit-convert',
     path: 'index.js',

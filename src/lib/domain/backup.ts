@@ -405,6 +405,18 @@ export interface BackupInspection {
   items: InspectedItem[];
   /** Runs (with their journals and records) not here yet, added as they are. */
   newRuns: number;
+  /**
+   * What the backup's extensions and MCP servers may reach once restored (accepted hosts,
+   * endpoints): shown before the person confirms, as installing or adding them would.
+   */
+  reach: { key: ItemKey; label: string; reaches: string[] }[];
+}
+
+/** The network places an extension or MCP server row may reach; none for other rows. */
+export function reachOf(table: BackupTable, row: Record<string, unknown>): string[] | null {
+  if (table === 'extensions') return Array.isArray(row.allowedHosts) ? row.allowedHosts.map(String) : [];
+  if (table === 'mcpServers') return [String(row.endpoint)];
+  return null;
 }
 
 export interface RestoreChoices {

@@ -14,6 +14,7 @@ import {
   fileUnit,
   itemLabel,
   parseManifest,
+  reachOf,
   remapRow,
   remapUnit,
   rowOwner,
@@ -224,6 +225,7 @@ export async function inspectBackup(
   const skillDirs = new Map<string, ItemKey>();
   const emptyTables = new Set<BackupTable>();
   let newRuns = 0;
+  const reach: BackupInspection['reach'] = [];
   const progress: BackupProgress = { doneBytes: 0, totalBytes: archive.totalBytes };
 
   for (const e of archive.tableEntries) {
@@ -250,6 +252,8 @@ export async function inspectBackup(
           status: existing[i] ? 'same' : 'new',
         });
         if (kind === 'skill' && typeof row.dir === 'string') skillDirs.set(row.dir, owner);
+        const reaches = reachOf(e.table, row);
+        if (reaches) reach.push({ key: owner, label: itemLabel(kind, row), reaches });
       }
       rowCounts.set(owner, (rowCounts.get(owner) ?? 0) + 1);
       const same =
@@ -282,6 +286,7 @@ export async function inspectBackup(
       totalBytes: archive.totalBytes,
       items: [...items.values()],
       newRuns,
+      reach,
     },
     plan: { archive, items, skillDirs, newRuns },
   };

@@ -118,6 +118,15 @@ describe('whole-app backup', () => {
     const into = await profile();
     const { inspection, summary } = await restoreAll(file, into);
     expect(inspection.items.every((i) => i.status === 'new')).toBe(true);
+    // Before confirming, the person sees where restored extensions and MCP servers may connect.
+    expect(inspection.reach).toEqual([
+      {
+        key: 'mcpServer:00000000-0000-4000-8000-000000000001',
+        label: 'Werkzeuge',
+        reaches: ['http://127.0.0.1:9/mcp'],
+      },
+      { key: 'extension:unit-convert', label: 'Units', reaches: ['https://api.example.test'] },
+    ]);
     expect(summary.added).toBe(inspection.items.length);
 
     const before = await tableDump(from.db);
