@@ -323,7 +323,8 @@ test('tool rows: a shell call shows its command, runs, then its exit code; inval
 }) => {
   await addScriptedConnection(page, llm);
   llm.script(
-    call('sh1', 'workspace_shell', { command: 'echo hello' }),
+    // The sleep keeps the call running across more than one render, however loaded the machine.
+    call('sh1', 'workspace_shell', { command: 'sleep 1; echo hello' }),
     { toolCalls: [{ id: 'bad1', name: 'workspace_read_file', arguments: ['{"path": work/'] }] },
     { text: ['Done.'] },
   );
@@ -342,7 +343,7 @@ test('tool rows: a shell call shows its command, runs, then its exit code; inval
   await expectReply(page, 'Done.');
 
   const shell = page.locator('.tool-call').filter({ hasText: 'workspace_shell' });
-  await expect(shell.locator('.tool-summary')).toHaveText('echo hello');
+  await expect(shell.locator('.tool-summary')).toHaveText('sleep 1; echo hello');
   await expect(shell.locator('.tool-state')).toHaveText('exit 0');
   const states = await page.evaluate(() => [...(window as unknown as { __states: Set<string> }).__states]);
   expect(states).toContain('running');
@@ -357,7 +358,7 @@ test('tool rows: a shell call shows its command, runs, then its exit code; inval
     messages: { tool_calls?: { function: { arguments: string } }[] }[];
   };
   const calls = replayed.messages.flatMap((m) => m.tool_calls ?? []);
-  expect(calls.map((c) => c.function.arguments)).toEqual(['{"command":"echo hello"}', '{}']);
+  expect(calls.map((c) => c.function.arguments)).toEqual(['{"command":"sleep 1; echo hello"}', '{}']);
 });
 
 test('a chat reply that failed because the model kept writing plain text can take that text as the reply', async ({
