@@ -11,20 +11,58 @@ export interface TextMetrics {
   words: number;
 }
 
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
+const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
+
+/** Code units minus the surrogate pairs: a lone surrogate counts as one, as string iteration does. */
 export function countChars(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
+  let pairs = 0;
+  for (let i = 0; i < text.length - 1; i++) {
+    if (isHighSurrogate(text.charCodeAt(i)) && isLowSurrogate(text.charCodeAt(i + 1))) {
+      pairs++;
+      i++;
+    }
+  }
+  return text.length - pairs;
+}
+
+const OTHER = 0;
+const LETTER = 1;
+const IDEOGRAPH = 2;
+type CharClass = typeof OTHER | typeof LETTER | typeof IDEOGRAPH;
+
+/** Non-ASCII characters classified so far (a text repeats few of them). */
+const classes = new Map<number, CharClass>();
+
+function classOf(codePoint: number): CharClass {
+  let known = classes.get(codePoint);
+  if (known === undefined) {
+    const ch = String.fromCodePoint(codePoint);
+    known = CJK.test(ch) ? IDEOGRAPH : ALNUM.test(ch) ? LETTER : OTHER;
+    if (classes.size < 65_536) classes.set(codePoint, known);
+  }
+  return known;
 }
 
 export function countWords(text: string): number {
   let words = 0;
   let inWord = false;
-  for (const ch of text) {
-    if (CJK.test(ch)) {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    let kind: CharClass;
+    if (c < 0x80) {
+      kind =
+        (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) ? LETTER : OTHER;
+    } else if (isHighSurrogate(c) && i + 1 < text.length && isLowSurrogate(text.charCodeAt(i + 1))) {
+      kind = classOf(text.codePointAt(i)!);
+      i++;
+    } else {
+      kind = classOf(c);
+    }
+    if (kind === IDEOGRAPH) {
       words++;
       inWord = false;
-    } else if (ALNUM.test(ch)) {
+    } else if (kind === LETTER) {
       if (!inWord) words++;
       inWord = true;
     } else {

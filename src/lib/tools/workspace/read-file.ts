@@ -167,7 +167,8 @@ function readLines(file: LoadedFile, input: Input, ctx: ToolContext): ToolOutcom
       `\`${path}\` is too large to read whole (${fmt(total)} lines, ${fmt(file.bytes)} bytes; a whole-file read allows at most ${fmt(FULL_READ_MAX_LINES)} lines and ${fmt(FULL_READ_MAX_BYTES)} bytes (256 KiB)). Read it in ranges with start_line and line_count, or with start_char and max_chars.`,
     );
   }
-  const chars = countChars(selected);
+  const totals = textMetrics(text);
+  const chars = fullRead ? totals.chars : countChars(selected);
   if (!fullRead && chars > MAX_READ_CHARS) {
     return failure(
       'workspace.read_too_large',
@@ -175,10 +176,9 @@ function readLines(file: LoadedFile, input: Input, ctx: ToolContext): ToolOutcom
     );
   }
 
-  const totals = textMetrics(text);
   const startChar = charOffset(text, from);
   const endChar = startChar + chars;
-  const words = textMetrics(selected).words;
+  const words = fullRead ? totals.words : textMetrics(selected).words;
   const startLine = total === 0 ? 0 : start;
   const header =
     `${path} lines ${startLine}-${end} of ${total}, chars ${startChar}-${endChar} of ${totals.chars}, ` +
