@@ -69,10 +69,12 @@ async function entryIn(dir: Dir, name: string): Promise<Entry> {
   try {
     return { kind: 'file', handle: await dir.getFileHandle(name) };
   } catch (e) {
-    if (domError(e) === 'TypeMismatchError') return { kind: 'directory' };
     if (domError(e) === 'NotFoundError') return null;
-    throw e;
+    if (domError(e) !== 'TypeMismatchError') throw e;
   }
+  // Also thrown when `dir` itself has become a file: only a directory handle proves a directory.
+  await dir.getDirectoryHandle(name);
+  return { kind: 'directory' };
 }
 
 /** Reads take no lock: a File snapshot taken just before a concurrent write commits becomes unreadable, so retry. */
@@ -128,34 +130,139 @@ const split = (path: WorkspacePath) => {
   return { parent: segments.slice(0, -1), name: segments.at(-1)! };
 };
 
+/**
+ * Directory handles already walked to, by place on disk (`<key>/<dir>`). A handle names a path,
+ * not a node: one kept past a removal throws `NotFoundError` (or `TypeMismatchError` when a file
+ * took its place), and every operation started from kept handles is then run again from the root.
+ */
+class DirectoryHandles {
+  readonly #handles = new Map<string, Dir>();
+
+  get(place: string): Dir | undefined {
+    return this.#handles.get(place);
+  }
+
+  keep(place: string, dir: Dir) {
+    if (this.#handles.size >= MAX_KEPT_DIRECTORIES) this.#handles.clear();
+    this.#handles.set(place, dir);
+  }
+
+  /** Forgets `place` and everything below it. */
+  forget(place: string) {
+    const below = `${place}/`;
+    for (const p of [...this.#handles.keys()])
+      if (p === place || p.startsWith(below)) this.#handles.delete(p);
+  }
+
+  clear() {
+    this.#handles.clear();
+  }
+}
+
+const MAX_KEPT_DIRECTORIES = 4_096;
+
+type DirAt = (segments: readonly string[], create: boolean) => Promise<Result<Dir, WorkspaceError>>;
+/** One run of an operation: `fresh` walks from the root; `usedKept` says a kept handle was used. */
+type Attempt = { fresh: boolean; usedKept: boolean };
+
+const isStaleHandle = (e: unknown) => domError(e) === 'NotFoundError' || domError(e) === 'TypeMismatchError';
+
 class OpfsWorkspace implements Workspace {
   constructor(
     readonly key: string,
     private readonly root: Dir,
+    private readonly handles: DirectoryHandles,
   ) {}
 
+  /**
+   * The directory at `segments`, from the nearest kept handle unless `fresh`. A walk from a kept
+   * handle that fails may have started from a stale one: it throws for {@link #withDirs} to retry.
+   */
+  async #walk(
+    segments: readonly string[],
+    create: boolean,
+    attempt: Attempt,
+  ): Promise<Result<Dir, WorkspaceError>> {
+    let start = 0;
+    let dir = this.root;
+    for (let i = attempt.fresh ? 0 : segments.length; i > 0; i--) {
+      const kept = this.handles.get(this.#place(segments, i));
+      if (kept) {
+        [start, dir] = [i, kept];
+        attempt.usedKept = true;
+        break;
+      }
+    }
+    for (let i = start; i < segments.length; i++) {
+      const next = await walk(dir, [segments[i]!], create);
+      if (!next.ok) {
+        if (start > 0) throw new DOMException('A kept directory handle is stale.', 'NotFoundError');
+        const prefix = segments.slice(0, i + 1).join('/');
+        return next.error.code === 'workspace.file_not_found' ? fileNotFound(prefix) : isAFile(prefix);
+      }
+      dir = next.value;
+      this.handles.keep(this.#place(segments, i + 1), dir);
+    }
+    return ok(dir);
+  }
+
+  #place = (segments: readonly string[], count: number) =>
+    count === 0 ? this.key : `${this.key}/${segments.slice(0, count).join('/')}`;
+
+  /**
+   * Runs `fn` with directories from kept handles; when one of them has gone stale (see
+   * {@link DirectoryHandles}), forgets them and runs it again walking from the root. `fn` calls
+   * `confirmMissing` before reporting a file missing: in a stale directory it may be elsewhere.
+   */
+  async #withDirs<T>(fn: (dirAt: DirAt, confirmMissing: () => void) => Promise<T>): Promise<T> {
+    const attempt: Attempt = { fresh: false, usedKept: false };
+    try {
+      return await fn(
+        (segments, create) => this.#walk(segments, create, attempt),
+        () => {
+          if (attempt.usedKept) throw new DOMException('Not found from a kept handle.', 'NotFoundError');
+        },
+      );
+    } catch (e) {
+      if (!attempt.usedKept || !isStaleHandle(e)) throw e;
+      this.handles.clear();
+      const fresh: Attempt = { fresh: true, usedKept: false };
+      return fn(
+        (segments, create) => this.#walk(segments, create, fresh),
+        () => {},
+      );
+    }
+  }
+
   stat(path: WorkspacePath): Promise<Result<FileStat | null, WorkspaceError>> {
-    return guarded<FileStat | null>(`stat ${path}`, async () => {
-      const { parent, name } = split(path);
-      const dir = await walk(this.root, parent, false);
-      if (!dir.ok) return ok(null);
-      const entry = await entryIn(dir.value, name);
-      if (entry === null) return ok(null);
-      if (entry.kind === 'directory') return ok({ kind: 'directory', size: 0 });
-      return ok({ kind: 'file', size: (await entry.handle.getFile()).size });
-    });
+    return guarded<FileStat | null>(`stat ${path}`, () =>
+      this.#withDirs(async (dirAt) => {
+        const { parent, name } = split(path);
+        const dir = await dirAt(parent, false);
+        if (!dir.ok) return ok(null);
+        const entry = await entryIn(dir.value, name);
+        if (entry === null) return ok(null);
+        if (entry.kind === 'directory') return ok({ kind: 'directory', size: 0 });
+        return ok({ kind: 'file', size: (await entry.handle.getFile()).size });
+      }),
+    );
   }
 
   read(path: WorkspacePath): Promise<Result<Uint8Array, WorkspaceError>> {
-    return guarded(`read ${path}`, async () => {
-      const { parent, name } = split(path);
-      const dir = await walk(this.root, parent, false);
-      if (!dir.ok) return dir.error.code === 'workspace.file_not_found' ? fileNotFound(path) : dir;
-      const entry = await entryIn(dir.value, name);
-      if (entry === null) return fileNotFound(path);
-      if (entry.kind === 'directory') return pathIsDirectory(path);
-      return ok(await readHandle(entry.handle));
-    });
+    return guarded(`read ${path}`, () =>
+      this.#withDirs(async (dirAt, confirmMissing) => {
+        const { parent, name } = split(path);
+        const dir = await dirAt(parent, false);
+        if (!dir.ok) return dir.error.code === 'workspace.file_not_found' ? fileNotFound(path) : dir;
+        const entry = await entryIn(dir.value, name);
+        if (entry === null) {
+          confirmMissing();
+          return fileNotFound(path);
+        }
+        if (entry.kind === 'directory') return pathIsDirectory(path);
+        return ok(await readHandle(entry.handle));
+      }),
+    );
   }
 
   write(
@@ -166,22 +273,26 @@ class OpfsWorkspace implements Workspace {
     return this.#locked(
       path,
       `write ${path}`,
-      async () => {
-        const { parent, name } = split(path);
-        // A sha256 guard needs an existing file, so it never creates parents.
-        const dir = await walk(this.root, parent, guard.kind !== 'sha256');
-        if (!dir.ok) return dir.error.code === 'workspace.file_not_found' ? fileNotFound(path) : dir;
-        const entry = await entryIn(dir.value, name);
-        if (entry?.kind === 'directory') return pathIsDirectory(path);
-        if (guard.kind === 'absent' && entry) return conflict(path, 'already exists');
-        if (guard.kind === 'sha256') {
-          if (!entry) return fileNotFound(path);
-          if ((await sha256Hex(await readHandle(entry.handle))) !== guard.sha256)
-            return conflict(path, 'has changed');
-        }
-        await writeNew(dir.value, name, entry, (handle) => writeHandle(handle, data));
-        return ok({ sha256: await sha256Hex(data) });
-      },
+      () =>
+        this.#withDirs(async (dirAt, confirmMissing) => {
+          const { parent, name } = split(path);
+          // A sha256 guard needs an existing file, so it never creates parents.
+          const dir = await dirAt(parent, guard.kind !== 'sha256');
+          if (!dir.ok) return dir.error.code === 'workspace.file_not_found' ? fileNotFound(path) : dir;
+          const entry = await entryIn(dir.value, name);
+          if (entry?.kind === 'directory') return pathIsDirectory(path);
+          if (guard.kind === 'absent' && entry) return conflict(path, 'already exists');
+          if (guard.kind === 'sha256') {
+            if (!entry) {
+              confirmMissing();
+              return fileNotFound(path);
+            }
+            if ((await sha256Hex(await readHandle(entry.handle))) !== guard.sha256)
+              return conflict(path, 'has changed');
+          }
+          await writeNew(dir.value, name, entry, (handle) => writeHandle(handle, data));
+          return ok({ sha256: await sha256Hex(data) });
+        }),
       `save the file ${path}`,
     );
   }
@@ -190,54 +301,60 @@ class OpfsWorkspace implements Workspace {
     return this.#locked(
       path,
       `append to ${path}`,
-      async () => {
-        const { parent, name } = split(path);
-        const dir = await walk(this.root, parent, true);
-        if (!dir.ok) return dir;
-        const entry = await entryIn(dir.value, name);
-        if (entry?.kind === 'directory') return pathIsDirectory(path);
-        const previous = entry ? await readHandle(entry.handle) : new Uint8Array();
-        await writeNew(dir.value, name, entry, (handle) => writeHandle(handle, data, previous.byteLength));
-        const next = new Uint8Array(previous.byteLength + data.byteLength);
-        next.set(previous);
-        next.set(data, previous.byteLength);
-        return ok({
-          sha256: await sha256Hex(next),
-          created: entry === null,
-          previousSha256: entry ? await sha256Hex(previous) : null,
-        });
-      },
+      () =>
+        this.#withDirs(async (dirAt) => {
+          const { parent, name } = split(path);
+          const dir = await dirAt(parent, true);
+          if (!dir.ok) return dir;
+          const entry = await entryIn(dir.value, name);
+          if (entry?.kind === 'directory') return pathIsDirectory(path);
+          const previous = entry ? await readHandle(entry.handle) : new Uint8Array();
+          await writeNew(dir.value, name, entry, (handle) => writeHandle(handle, data, previous.byteLength));
+          const next = new Uint8Array(previous.byteLength + data.byteLength);
+          next.set(previous);
+          next.set(data, previous.byteLength);
+          return ok({
+            sha256: await sha256Hex(next),
+            created: entry === null,
+            previousSha256: entry ? await sha256Hex(previous) : null,
+          });
+        }),
       `save the file ${path}`,
     );
   }
 
   list(dir?: WorkspacePath): Promise<Result<WorkspaceEntry[], WorkspaceError>> {
-    return guarded(`list ${dir ?? 'the workspace root'}`, async () => {
-      const handle = await walk(this.root, dir === undefined ? [] : pathSegments(dir), false);
-      if (!handle.ok) return handle;
-      const children = new Map<string, FileSystemHandle['kind']>();
-      for await (const [name, child] of (handle.value as IterableDir).entries())
-        children.set(name, child.kind);
-      const entries: WorkspaceEntry[] = [];
-      for (const [name, kind] of children) {
-        if (!isSwapFile(name, kind, children)) entries.push({ path: joinPath(dir ?? null, name), kind });
-      }
-      return ok(entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
-    });
+    return guarded(`list ${dir ?? 'the workspace root'}`, () =>
+      this.#withDirs(async (dirAt) => {
+        const handle = await dirAt(dir === undefined ? [] : pathSegments(dir), false);
+        if (!handle.ok) return handle;
+        const children = new Map<string, FileSystemHandle['kind']>();
+        for await (const [name, child] of (handle.value as IterableDir).entries())
+          children.set(name, child.kind);
+        const entries: WorkspaceEntry[] = [];
+        for (const [name, kind] of children) {
+          if (!isSwapFile(name, kind, children)) entries.push({ path: joinPath(dir ?? null, name), kind });
+        }
+        return ok(entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+      }),
+    );
   }
 
   remove(path: WorkspacePath): Promise<Result<void, WorkspaceError>> {
-    return this.#locked(path, `remove ${path}`, async () => {
-      const { parent, name } = split(path);
-      const dir = await walk(this.root, parent, false);
-      if (!dir.ok) return ok(undefined);
-      try {
-        await dir.value.removeEntry(name, { recursive: true });
-      } catch (e) {
-        if (domError(e) !== 'NotFoundError') throw e;
-      }
-      return ok(undefined);
-    });
+    return this.#locked(path, `remove ${path}`, () =>
+      this.#withDirs(async (dirAt) => {
+        const { parent, name } = split(path);
+        const dir = await dirAt(parent, false);
+        this.handles.forget(this.#place(pathSegments(path), pathSegments(path).length));
+        if (!dir.ok) return ok(undefined);
+        try {
+          await dir.value.removeEntry(name, { recursive: true });
+        } catch (e) {
+          if (domError(e) !== 'NotFoundError') throw e;
+        }
+        return ok(undefined);
+      }),
+    );
   }
 
   /** Web Locks serialize modifications of one file across workers and tabs of this origin. */
@@ -256,6 +373,8 @@ class OpfsWorkspace implements Workspace {
  * workers (writes go through `createWritable`, not sync access handles, so no worker is needed).
  */
 export class OpfsWorkspaceStore implements WorkspaceStore {
+  readonly #handles = new DirectoryHandles();
+
   constructor(private readonly opfsRoot: () => Promise<Dir> = () => navigator.storage.getDirectory()) {}
 
   open(key: string): Promise<Result<Workspace, WorkspaceError>> {
@@ -264,7 +383,7 @@ export class OpfsWorkspaceStore implements WorkspaceStore {
       if (!segments.ok) return segments;
       const dir = await walk(await this.opfsRoot(), [BASE, ...segments.value], true);
       if (!dir.ok) return storageFailed(`Cannot open workspace \`${key}\`: ${dir.error.message}`);
-      return ok(new OpfsWorkspace(segments.value.join('/'), dir.value));
+      return ok(new OpfsWorkspace(segments.value.join('/'), dir.value, this.#handles));
     });
   }
 
@@ -272,6 +391,7 @@ export class OpfsWorkspaceStore implements WorkspaceStore {
     return guarded(`delete workspace ${key}`, async () => {
       const segments = workspaceKeySegments(key);
       if (!segments.ok) return segments;
+      this.#handles.forget(segments.value.join('/'));
       const parent = await walk(await this.opfsRoot(), [BASE, ...segments.value.slice(0, -1)], false);
       if (!parent.ok) return ok(undefined);
       try {

@@ -11,7 +11,7 @@ describe('environment', () => {
   });
 });
 
-// One store for every test: it holds no state of its own, and each test uses fresh keys.
+// One store for every test: its only state is the directories it walked to, and each test uses fresh keys.
 const store = new OpfsWorkspaceStore();
 workspaceContract('opfs', async () => store);
 
@@ -105,6 +105,95 @@ describe('opfs: layout', () => {
       await stream.abort();
       await store.delete(key);
     }
+  });
+});
+
+describe('opfs: directories changed behind a store', () => {
+  // Another tab's store: its changes never pass through `store`, which keeps handles it walked to.
+  const other = new OpfsWorkspaceStore();
+  const keys: string[] = [];
+  afterEach(async () => {
+    for (const key of keys.splice(0)) await store.delete(key);
+  });
+
+  const bothOpen = async (key = `sessions/kept-${crypto.randomUUID()}`) => {
+    keys.push(key);
+    const mine = await store.open(key);
+    const theirs = await other.open(key);
+    if (!mine.ok || !theirs.ok) throw new Error('cannot open');
+    return { key, mine: mine.value, theirs: theirs.value };
+  };
+
+  it('sees a folder another store removed as gone, and writes into it again', async () => {
+    const { mine, theirs } = await bothOpen();
+    await mine.write(p('work/deep/dir/a.txt').value, enc('a'));
+    expect(await theirs.remove(p('work/deep').value)).toEqual({ ok: true, value: undefined });
+
+    expect(await mine.read(p('work/deep/dir/a.txt').value)).toMatchObject({
+      ok: false,
+      error: { code: 'workspace.file_not_found' },
+    });
+    expect(await mine.stat(p('work/deep/dir/a.txt').value)).toEqual({ ok: true, value: null });
+    expect(await mine.list(p('work/deep/dir').value)).toMatchObject({
+      ok: false,
+      error: { code: 'workspace.file_not_found' },
+    });
+    expect((await mine.write(p('work/deep/dir/b.txt').value, enc('b'))).ok).toBe(true);
+    expect((await mine.append(p('work/deep/other/c.txt').value, enc('c'))).ok).toBe(true);
+    expect(await theirs.list(p('work/deep').value)).toEqual({
+      ok: true,
+      value: [
+        { path: 'work/deep/dir', kind: 'directory' },
+        { path: 'work/deep/other', kind: 'directory' },
+      ],
+    });
+  });
+
+  it('reads a folder another store removed and made again as it is now', async () => {
+    const { mine, theirs } = await bothOpen();
+    await mine.write(p('work/d/old.txt').value, enc('old'));
+    await theirs.remove(p('work/d').value);
+    await theirs.write(p('work/d/new.txt').value, enc('new'));
+    expect(await mine.list(p('work/d').value)).toEqual({
+      ok: true,
+      value: [{ path: 'work/d/new.txt', kind: 'file' }],
+    });
+    expect(await mine.read(p('work/d/new.txt').value)).toEqual({ ok: true, value: enc('new') });
+  });
+
+  it('sees a file that took a folder’s place as a file, as a fresh store does', async () => {
+    const { mine, theirs } = await bothOpen();
+    await mine.write(p('work/x/inner.txt').value, enc('inner'));
+    await theirs.remove(p('work/x').value);
+    await theirs.write(p('work/x').value, enc('now a file'));
+    const fresh = await new OpfsWorkspaceStore().open(keys[0]!);
+    if (!fresh.ok) throw new Error(fresh.error.message);
+    for (const ws of [mine, fresh.value]) {
+      expect(await ws.read(p('work/x/inner.txt').value)).toMatchObject({
+        ok: false,
+        error: { code: 'workspace.not_a_directory' },
+      });
+      expect(await ws.stat(p('work/x/inner.txt').value)).toEqual({ ok: true, value: null });
+      expect(await ws.write(p('work/x/inner.txt').value, enc('again'))).toMatchObject({
+        ok: false,
+        error: { code: 'workspace.not_a_directory' },
+      });
+      expect(await ws.read(p('work/x').value)).toEqual({ ok: true, value: enc('now a file') });
+    }
+  });
+
+  it('shares what one workspace removed with a workspace nested in it (a chat and its run)', async () => {
+    const { key, mine: chat } = await bothOpen();
+    const run = await store.open(`${key}/runs/r1`);
+    if (!run.ok) throw new Error(run.error.message);
+    await chat.write(p('runs/r1/work/f.txt' as string).value, enc('f'));
+    expect(await run.value.read(p('work/f.txt').value)).toEqual({ ok: true, value: enc('f') });
+    await chat.remove(p('runs/r1/work').value);
+    expect(await run.value.read(p('work/f.txt').value)).toMatchObject({
+      ok: false,
+      error: { code: 'workspace.file_not_found' },
+    });
+    expect((await run.value.write(p('work/g.txt').value, enc('g'))).ok).toBe(true);
   });
 });
 
