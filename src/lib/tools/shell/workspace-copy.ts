@@ -11,7 +11,7 @@ import { rootEntries, walk } from '../workspace/tree';
 export const MAX_COPY_BYTES = 64 * 1024 * 1024;
 export const MAX_COPY_FILES = 10_000;
 /** Reads in flight at once: each costs a few storage round trips, so they overlap well. */
-const PARALLEL_READS = 16;
+const PARALLEL_READS = 32;
 
 const tooLarge = (what: string) =>
   err(

@@ -20,7 +20,7 @@ export const MAX_SEARCH_DEPTH = 8;
 export const MAX_SEARCHED_FILES = 1_000;
 export const MAX_QUERY_TOKENS = 64;
 /** Files read at once. */
-const READ_CONCURRENCY = 8;
+const READ_CONCURRENCY = 32;
 /** Regex mode matches only the first this-many UTF-16 code units of each line. */
 /** Snippet lines longer than this are cut (the model reads the whole line with `workspace_read_file`). */
 export const SNIPPET_LINE_LIMIT = 1_000;
