@@ -11,6 +11,7 @@ import { MemoryWorkspaceStore } from '$lib/adapters/memory/workspace';
 import { DexieRecordStore } from '$lib/adapters/db/record-files';
 import { memorySkills } from './memory-skills';
 import { TieredWorkspaceStore } from '$lib/adapters/tiered-workspace';
+import type { WorkspaceStore } from '$lib/ports/workspace';
 import { DexieProfileStore } from '$lib/adapters/db/profile-store';
 import { sessionProfile } from '$lib/domain/profile';
 import { memoryLocks } from '$lib/adapters/system/locks';
@@ -39,6 +40,8 @@ export function runtimeHarness(
     sandbox?: Sandbox;
     /** More tool sources; a function gets the runtime's database (MCP registrations live there). */
     providers?: ToolProvider[] | ((db: HearthDatabase) => ToolProvider[]);
+    /** Wraps the memory store that holds the workspaces' files. */
+    files?: (memory: WorkspaceStore) => WorkspaceStore;
   } = {},
 ) {
   const db = openHearthDatabase(`hearth-test-${++dbCounter}-${Math.random()}`);
@@ -46,7 +49,7 @@ export function runtimeHarness(
   const runs = new DexieRunStore(db);
   const sessions = new DexieSessionStore(db);
   const memory = new MemoryWorkspaceStore();
-  const workspaces = new TieredWorkspaceStore(memory, new DexieRecordStore(db));
+  const workspaces = new TieredWorkspaceStore(options.files?.(memory) ?? memory, new DexieRecordStore(db));
   const profiles = new DexieProfileStore(db);
   // The Session profile with the retry policy under test (the built-in retries 3 times, 3 s apart).
   const ready = profiles.put({

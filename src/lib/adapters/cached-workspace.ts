@@ -33,6 +33,10 @@ export function broadcastWorkspaceWrites(name = 'hearth-workspace-writes'): Work
 }
 
 const DEFAULT_BUDGET_BYTES = 64 * 1024 * 1024;
+/** A prefetch reads at most this many files, and stops once it has read half the budget. */
+const PREFETCH_FILES = 4_000;
+/** Fewer reads in flight than a search keeps: a run's own first tool calls share the storage. */
+const PREFETCH_READS = 8;
 
 /**
  * Files and listings a tab has read, kept in memory by their place on disk (`<key>/<path>`, so
@@ -42,6 +46,8 @@ const DEFAULT_BUDGET_BYTES = 64 * 1024 * 1024;
  */
 class WorkspaceCache {
   readonly #files = new Map<string, Uint8Array>();
+  /** Places being prefetched: a second run starting on them reads nothing twice. */
+  readonly prefetching = new Set<string>();
   readonly #lists = new Map<string, WorkspaceEntry[]>();
   #bytes = 0;
   /**
@@ -50,7 +56,7 @@ class WorkspaceCache {
    */
   epoch = 0;
 
-  constructor(private readonly budget: number) {}
+  constructor(readonly budget: number) {}
 
   file(place: string): Uint8Array | undefined {
     const bytes = this.#files.get(place);
@@ -169,6 +175,32 @@ class CachedWorkspace implements Workspace {
     const removed = await this.inner.remove(path);
     this.#wrote(path, true);
     return removed;
+  }
+
+  async prefetch(dirs: readonly WorkspacePath[]): Promise<void> {
+    const place = this.#place();
+    if (this.cache.prefetching.has(place)) return;
+    this.cache.prefetching.add(place);
+    try {
+      const pending: WorkspacePath[] = [...dirs];
+      const files: WorkspacePath[] = [];
+      while (pending.length && files.length < PREFETCH_FILES) {
+        const listed = await this.list(pending.shift());
+        if (!listed.ok) continue;
+        for (const entry of listed.value) (entry.kind === 'file' ? files : pending).push(entry.path);
+      }
+      let bytes = 0;
+      let next = 0;
+      const reader = async () => {
+        while (next < Math.min(files.length, PREFETCH_FILES) && bytes < this.cache.budget / 2) {
+          const read = await this.read(files[next++]!);
+          if (read.ok) bytes += read.value.byteLength;
+        }
+      };
+      await Promise.all(Array.from({ length: PREFETCH_READS }, reader));
+    } finally {
+      this.cache.prefetching.delete(place);
+    }
   }
 }
 

@@ -83,6 +83,9 @@ class TieredWorkspace implements Workspace {
     const own = await this.records.remove(path);
     return own.ok ? this.files.remove(path) : own;
   }
+  async prefetch(dirs: readonly WorkspacePath[]): Promise<void> {
+    await this.files.prefetch?.(dirs.filter((dir) => !isRecordPath(dir)));
+  }
 }
 
 /** Workspaces whose records live in `records` and whose files live in `files` (see TieredWorkspace). */

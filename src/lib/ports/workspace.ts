@@ -62,6 +62,12 @@ export interface Workspace {
   list(dir?: WorkspacePath): Promise<Result<WorkspaceEntry[], WorkspaceError>>;
   /** Removes a file or a directory tree; removing a missing path succeeds. */
   remove(path: WorkspacePath): Promise<Result<void, WorkspaceError>>;
+  /**
+   * Reads the files under `dirs` ahead of use, where the workspace keeps what it reads in
+   * memory: a run calls it as it starts, so its tools' first reads are served from memory.
+   * Never fails; resolves when it has read what fits.
+   */
+  prefetch?(dirs: readonly WorkspacePath[]): Promise<void>;
 }
 
 /** Opens workspaces by key (`sessions/<sessionId>`, `chats/<workspaceId>`). */

@@ -292,6 +292,8 @@ export class SessionService {
       writable: profile.workspace.writableRoots,
       readOnly: [...READ_ONLY_MOUNTS],
     };
+    // While the first model request is on its way; roots are single path segments.
+    void workspace.prefetch?.(roots.visible.map((root) => root as WorkspacePath));
     const gateway = this.deps.gatewayFor(connection);
     const skills = await this.#skills(workspace, profile);
     const transcript = new SessionTranscript(

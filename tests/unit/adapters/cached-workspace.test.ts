@@ -138,4 +138,35 @@ describe('the workspace cache', () => {
     await wb.read(p('work/a.md'));
     expect(reads).toEqual(['work/a.md', 'work/a.md']);
   });
+
+  it('prefetches the files under the folders it is given, once, so reads after it are from memory', async () => {
+    const { wa, reads } = await setup();
+    await wa.write(p('work/a.md'), enc('a'));
+    await wa.write(p('work/deep/b.md'), enc('b'));
+    await wa.write(p('tmp/c.md'), enc('c'));
+    await wa.write(p('runs/r1/journal.jsonl'), enc('{}'));
+    await Promise.all([wa.prefetch!([p('work'), p('tmp')]), wa.prefetch!([p('work'), p('tmp')])]);
+    expect(reads.filter((r) => !r.startsWith('list:')).sort()).toEqual([
+      'tmp/c.md',
+      'work/a.md',
+      'work/deep/b.md',
+    ]);
+    const before = reads.length;
+    expect(dec(await wa.read(p('work/deep/b.md')))).toBe('b');
+    expect(await wa.list(p('work'))).toMatchObject({ ok: true });
+    expect(reads).toHaveLength(before);
+    // A missing folder is nothing to read, not a failure.
+    await expect(wa.prefetch!([p('nothing')])).resolves.toBeUndefined();
+  });
+
+  it('prefetches no more than half its budget', async () => {
+    const { wa, reads } = await setup(1_000);
+    for (let i = 0; i < 20; i++)
+      await wa.write(p(`work/f${String(i).padStart(2, '0')}.md`), enc('x'.repeat(100)));
+    await wa.prefetch!([p('work')]);
+    const read = reads.filter((r) => !r.startsWith('list:')).length;
+    // Eight reads in flight may each start just before the half is reached.
+    expect(read).toBeGreaterThanOrEqual(5);
+    expect(read).toBeLessThanOrEqual(5 + 7);
+  });
 });

@@ -6,6 +6,7 @@ import { sessionProfile } from '$lib/domain/profile';
 import type { RunUpdate } from '$lib/domain/run-update';
 import { parseWorkspacePath } from '$lib/domain/workspace-path';
 import { sessionWorkspaceKey } from '$lib/runtime/sessions';
+import type { Workspace } from '$lib/ports/workspace';
 import { collect, openTab, runtimeHarness } from '../../support/runtime-harness';
 import { scriptedGateway } from '../../support/scripted-gateway';
 
@@ -36,6 +37,35 @@ async function readText(h: ReturnType<typeof runtimeHarness>, sessionId: string,
 }
 
 describe('a Session run', () => {
+  it('has its workspace read ahead, from the profile’s visible roots, as it starts', async () => {
+    const prefetched: string[][] = [];
+    const model = scriptedGateway([{ text: 'Hello.' }]);
+    const h = runtimeHarness(model.gateway, {
+      files: (memory) => ({
+        delete: (key) => memory.delete(key),
+        async open(key) {
+          const opened = await memory.open(key);
+          if (!opened.ok) return opened;
+          const ws = opened.value;
+          const recording: Workspace = {
+            key: ws.key,
+            stat: (path) => ws.stat(path),
+            read: (path) => ws.read(path),
+            write: (path, data, guard) => ws.write(path, data, guard),
+            append: (path, data) => ws.append(path, data),
+            list: (dir) => ws.list(dir),
+            remove: (path) => ws.remove(path),
+            prefetch: async (dirs) => void prefetched.push([ws.key, ...dirs]),
+          };
+          return { ok: true, value: recording };
+        },
+      }),
+    });
+    const session = await h.service.create();
+    await collect(h.service.send(session.id, 'hi'));
+    expect(prefetched).toEqual([[sessionWorkspaceKey(session.id), 'work', 'tmp']]);
+  });
+
   it('runs a two-round tool loop, journals it in order and answers', async () => {
     const model = scriptedGateway([
       {
