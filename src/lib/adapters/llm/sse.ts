@@ -65,17 +65,46 @@ export async function* readSseBatches(
       throw failure('model.upstream_invalid_response', 'The provider sent an event too large to read.');
   };
 
+  // One stall timer and one abort listener for the whole body, not one of each per chunk. Either
+  // ends a pending read by cancelling the reader (a cancel settles it at once, as done).
+  let interrupted: 'aborted' | 'stalled' | undefined;
+  const interrupt = (why: 'aborted' | 'stalled') => {
+    interrupted ??= why;
+    reader.cancel().catch(() => {});
+  };
+  const onAbort = () => interrupt('aborted');
   // Time spent waiting for data; the consumer's own time between events is not counted.
   let idleMs = 0;
+  let reading = false;
+  let deadline = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // The timer only ever fires early (the deadline moves later with each read); it then waits the rest.
+  const checkStall = () => {
+    timer = undefined;
+    if (!reading) return;
+    const left = deadline - Date.now();
+    if (left > 0) timer = setTimeout(checkStall, left);
+    else interrupt('stalled');
+  };
   let onlyHeartbeats = false;
   try {
+    if (opts.signal.aborted) throw cancelled();
+    opts.signal.addEventListener('abort', onAbort, { once: true });
     for (;;) {
       const started = Date.now();
-      const step = await nextChunk(reader, opts.signal, opts.stallMs - idleMs);
-      if (step.kind === 'aborted') throw cancelled();
-      if (step.kind === 'stalled') throw stalled(opts.stallMs, onlyHeartbeats);
-      if (step.kind === 'failed') {
-        if (opts.signal.aborted) throw cancelled();
+      deadline = started + opts.stallMs - idleMs;
+      reading = true;
+      timer ??= setTimeout(checkStall, Math.max(0, deadline - started));
+      let step: ReadableStreamReadResult<Uint8Array> | undefined;
+      try {
+        step = await reader.read();
+      } catch {
+        // the connection broke, unless an interruption came first
+      }
+      reading = false;
+      if (interrupted === 'aborted') throw cancelled();
+      if (interrupted === 'stalled') throw stalled(opts.stallMs, onlyHeartbeats);
+      if (step === undefined) {
         throw failure(
           'model.stream_failed',
           'The connection to the provider dropped before the reply finished.',
@@ -108,38 +137,10 @@ export async function* readSseBatches(
       }
     }
   } finally {
+    clearTimeout(timer);
+    opts.signal.removeEventListener('abort', onAbort);
     release(reader);
   }
-}
-
-type Step =
-  | { kind: 'read'; done: false; value: Uint8Array }
-  | { kind: 'read'; done: true; value?: undefined }
-  | { kind: 'aborted' }
-  | { kind: 'stalled' }
-  | { kind: 'failed'; cause: unknown };
-
-/** One read, raced against cancellation and the stall deadline. */
-function nextChunk(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  signal: AbortSignal,
-  timeoutMs: number,
-): Promise<Step> {
-  if (signal.aborted) return Promise.resolve({ kind: 'aborted' });
-  return new Promise<Step>((resolve) => {
-    const settle = (step: Step) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      resolve(step);
-    };
-    const onAbort = () => settle({ kind: 'aborted' });
-    const timer = setTimeout(() => settle({ kind: 'stalled' }), Math.max(0, timeoutMs));
-    signal.addEventListener('abort', onAbort, { once: true });
-    reader.read().then(
-      (r) => settle(r.done ? { kind: 'read', done: true } : { kind: 'read', done: false, value: r.value }),
-      (cause: unknown) => settle({ kind: 'failed', cause }),
-    );
-  });
 }
 
 function release(reader: ReadableStreamDefaultReader<Uint8Array>): void {

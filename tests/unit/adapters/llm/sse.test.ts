@@ -126,6 +126,39 @@ describe('readSse', () => {
     expect(failure.error.message).toContain('only keep-alive comments');
   });
 
+  it('keeps waiting while data keeps arriving, past the stall time in all, and stalls once it stops', async () => {
+    let timer: ReturnType<typeof setInterval> | undefined;
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        timer = setInterval(() => {
+          if (sent < 10) c.enqueue(enc.encode(`data: ${sent++}\n\n`));
+        }, 15);
+      },
+      cancel: () => clearInterval(timer),
+    });
+    const seen: string[] = [];
+    const failure = await failureOf(
+      (async () => {
+        for await (const e of readSse(body, { signal: new AbortController().signal, stallMs: 60 }))
+          seen.push(e.data);
+      })(),
+    );
+    expect(seen).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    expect(failure.error.code).toBe('model.stream_stalled');
+    expect(failure.error.message).toContain('nothing arrived for 60 ms');
+  });
+
+  it('does not count the consumer’s own time between events as waiting', async () => {
+    const body = chunked(enc.encode('data: one\n\n'), enc.encode('data: two\n\n'));
+    const seen: string[] = [];
+    for await (const e of readSse(body, { signal: new AbortController().signal, stallMs: 30 })) {
+      seen.push(e.data);
+      await new Promise((r) => setTimeout(r, 80));
+    }
+    expect(seen).toEqual(['one', 'two']);
+  });
+
   it('stops promptly on abort and releases the reader', async () => {
     const ctl = new AbortController();
     let cancelled = false;
