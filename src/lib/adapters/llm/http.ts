@@ -172,27 +172,57 @@ export async function readText(
  * Keeps the port's promise: the stream never throws, always opens with `turn-start` and ends with
  * one `finish` or `error`; and the API key never appears in error text, even if a provider or a
  * proxy echoes it back. The gateways decode in batches (one per network chunk); the port gets
- * one part at a time.
+ * one part at a time. An iterator rather than an async generator: a part of a batch already
+ * decoded costs one resolved promise, not a generator step. Meant for `for await`, which makes
+ * one call at a time; ending the loop early closes the batches.
  */
-export async function* guarded(
+export function guarded(
   batches: AsyncIterable<readonly StreamPart[]>,
   apiKey: string | undefined,
-): AsyncGenerator<StreamPart> {
+): AsyncIterableIterator<StreamPart> {
+  let source: AsyncIterator<readonly StreamPart[]> | undefined;
+  let batch: readonly StreamPart[] = [];
+  let at = 0;
   let started = false;
   let closed = false;
-  try {
-    for await (const parts of batches) {
-      for (const part of parts) {
-        started = true;
-        if (part.type === 'finish' || part.type === 'error') closed = true;
-        yield part.type === 'error' ? { ...part, error: redactError(part.error, apiKey) } : part;
+  let ended = false;
+  const part = (): IteratorResult<StreamPart> => {
+    const p = batch[at++]!;
+    started = true;
+    if (p.type === 'finish' || p.type === 'error') closed = true;
+    return { done: false, value: p.type === 'error' ? { ...p, error: redactError(p.error, apiKey) } : p };
+  };
+  const more = async (): Promise<IteratorResult<StreamPart>> => {
+    while (at >= batch.length) {
+      if (ended) return { done: true, value: undefined };
+      try {
+        source ??= batches[Symbol.asyncIterator]();
+        const step = await source.next();
+        ended = step.done === true;
+        batch = step.done ? [] : step.value;
+      } catch (e) {
+        ended = true;
+        const error: StreamPart = { type: 'error', error: toHearthError(e, 'model.stream_failed') };
+        batch = closed ? [] : started ? [error] : [{ type: 'turn-start', warnings: [] }, error];
       }
+      at = 0;
     }
-  } catch (e) {
-    if (closed) return;
-    if (!started) yield { type: 'turn-start', warnings: [] };
-    yield { type: 'error', error: redactError(toHearthError(e, 'model.stream_failed'), apiKey) };
-  }
+    return part();
+  };
+  const iterator: AsyncIterableIterator<StreamPart> = {
+    [Symbol.asyncIterator]: () => iterator,
+    next: () => (at < batch.length ? Promise.resolve(part()) : more()),
+    async return() {
+      if (!ended) {
+        ended = true;
+        batch = [];
+        // The stream never throws, not even when closing fails.
+        await source?.return?.()?.catch(() => {});
+      }
+      return { done: true, value: undefined };
+    },
+  };
+  return iterator;
 }
 
 export function redactError(error: HearthError, apiKey: string | undefined): HearthError {
