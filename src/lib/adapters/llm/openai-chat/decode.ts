@@ -9,8 +9,8 @@ import { streamedFailure } from '../http-failures';
  * `turn-start`; after the `finish` or `error` part it returns nothing more.
  */
 export interface ChatDecoder {
-  /** Parts for one `data:` chunk. */
-  push(chunk: unknown): StreamPart[];
+  /** Parts for one `data:` chunk, added to `out` (and returned) when it is given. */
+  push(chunk: unknown, out?: StreamPart[]): StreamPart[];
   /** The stream ended; `sawDone` tells whether `data: [DONE]` arrived. */
   end(sawDone: boolean): StreamPart[];
   /** Ends the turn with this error, closing open blocks first. */
@@ -163,8 +163,7 @@ export function createChatDecoder(opts: { warnings?: string[] } = {}): ChatDecod
       return toolOutputStarted();
     },
 
-    push(chunk) {
-      const out: StreamPart[] = [];
+    push(chunk, out = []) {
       if (closed) return out;
       begin(out);
       if (!isObj(chunk)) {

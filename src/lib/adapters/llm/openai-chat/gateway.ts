@@ -3,6 +3,7 @@ import type { ModelRequest, StreamPart } from '$lib/domain/model';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import { readSseBatches } from '../sse';
 import { append } from '../json-stream';
+import { createEventJsonParser } from '../event-json';
 import {
   DEFAULT_STALL_MS,
   defaultFetch,
@@ -103,6 +104,8 @@ async function* decodeStream(
   let sawDone = false;
   // Parts of the batch being decoded: a throw midway still delivers them before the error.
   let parts: StreamPart[] = [];
+  // The decoder keeps nothing of a chunk, so the parser may hand back the object of an earlier one.
+  const parseEvent = createEventJsonParser();
   try {
     const sse = readSseBatches(response.body, {
       signal,
@@ -118,12 +121,12 @@ async function* decodeStream(
         }
         let chunk: unknown;
         try {
-          chunk = JSON.parse(event.data);
+          chunk = parseEvent(event.data);
         } catch {
           yield append(parts, decoder.fail(invalidJsonFailure(event.data)));
           return;
         }
-        append(parts, decoder.push(chunk));
+        decoder.push(chunk, parts);
         if (decoder.closed) {
           yield parts;
           return;
