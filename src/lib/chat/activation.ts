@@ -104,6 +104,32 @@ export function worldInfoBudget(percent: number, maxContextTokens: number, capTo
   return { unit: 'tokens', limit };
 }
 
+/**
+ * The defaults with the given settings over them (undefined ones ignored). Built field by field so
+ * that every call's settings have one shape (a spread of varying overrides gives varying shapes,
+ * which throws away the engine's optimized code of the scan loop).
+ */
+function resolveSettings(given: Partial<ActivationSettings>): ActivationSettings {
+  const d = DEFAULT_ACTIVATION_SETTINGS;
+  const or = <T>(value: T | undefined, fallback: T): T => (value === undefined ? fallback : value);
+  const settings: ActivationSettings = {
+    scanDepth: or(given.scanDepth, d.scanDepth),
+    recursive: or(given.recursive, d.recursive),
+    maxRecursionSteps: or(given.maxRecursionSteps, d.maxRecursionSteps),
+    caseSensitive: or(given.caseSensitive, d.caseSensitive),
+    matchWholeWords: or(given.matchWholeWords, d.matchWholeWords),
+    useGroupScoring: or(given.useGroupScoring, d.useGroupScoring),
+    includeNames: or(given.includeNames, d.includeNames),
+    budget: or(given.budget, d.budget),
+    strategy: or(given.strategy, d.strategy),
+  };
+  // Keys beyond the known ones are kept, as the spread of old did.
+  for (const [key, value] of Object.entries(given))
+    if (value !== undefined && !(key in settings))
+      (settings as unknown as Record<string, unknown>)[key] = value;
+  return settings;
+}
+
 export interface ActivationInput {
   books: readonly ActivationBook[];
   /** The chat as it should be scanned, oldest first (hidden/system messages already removed). */
@@ -247,15 +273,16 @@ interface Prepared {
   entry: LorebookEntry;
   /** Position in the scan order (SillyTavern's sorted entry list). */
   rank: number;
-  id: string;
+  /** Equal for entries of the same world and uid (the rank of the first of them). */
+  id: number;
   displayName: string;
-  keys: string[];
-  secondary: string[];
-  decorators: string[];
+  keys: readonly string[];
+  secondary: readonly string[];
+  decorators: readonly string[];
   content: string;
-  groups: string[];
-  /** What the entry scans (set on first use; null: scan depth 0). */
-  scope?: KeyScope | null;
+  groups: readonly string[];
+  /** What the entry scans (undefined until first use; null: scan depth 0). */
+  scope: KeyScope | null | undefined;
 }
 
 /** Books in SillyTavern's scan order: chat, persona, then character/global by strategy; `order` descending. */
@@ -276,11 +303,13 @@ function orderEntries(
     }
     byScope.set(scope, list);
   }
-  const desc = (list: { world: string; entry: LorebookEntry }[]) =>
-    list
-      .map((x, i) => ({ x, i }))
-      .sort((a, b) => b.x.entry.order - a.x.entry.order || a.i - b.i)
-      .map((y) => y.x);
+  const desc = (list: { world: string; entry: LorebookEntry }[]) => {
+    const orders = list.map((x) => x.entry.order);
+    return list
+      .map((_, i) => i)
+      .sort((a, b) => orders[b]! - orders[a]! || a - b)
+      .map((i) => list[i]!);
+  };
   const character = byScope.get('character')!;
   const global = byScope.get('global')!;
   const rest =
@@ -290,25 +319,43 @@ function orderEntries(
         ? [...desc(global), ...desc(character)]
         : [...desc(character), ...desc(global)];
   const all = [...desc(byScope.get('chat')!), ...desc(byScope.get('persona')!), ...rest];
+  const ids = new Map<string, Map<number, number>>();
   return all.map(({ world, entry }, rank) => {
-    const parsed = parseDecorators(entry.content);
+    const parsed = entry.content.startsWith('@@')
+      ? parseDecorators(entry.content)
+      : { decorators: NONE, content: entry.content };
+    let uids = ids.get(world);
+    if (!uids) ids.set(world, (uids = new Map()));
+    let id = uids.get(entry.uid);
+    if (id === undefined) uids.set(entry.uid, (id = rank));
     return {
       world,
       entry,
       rank,
-      id: `${world}\u0000${entry.uid}`,
+      id,
       displayName: entryDisplayName(entry),
-      keys: entry.keys.map((k) => k.trim()).filter((k) => k !== ''),
-      secondary: entry.secondaryKeys.map((k) => k.trim()).filter((k) => k !== ''),
+      keys: trimmedKeys(entry.keys),
+      secondary: trimmedKeys(entry.secondaryKeys),
       decorators: parsed.decorators,
       content: parsed.content,
-      groups: entry.group
-        .split(/,\s*/)
-        .map((g) => g.trim())
-        .filter((g) => g !== ''),
+      groups:
+        entry.group === ''
+          ? NONE
+          : entry.group
+              .split(/,\s*/)
+              .map((g) => g.trim())
+              .filter((g) => g !== ''),
+      scope: undefined,
     };
   });
 }
+
+/** Shared by entries without decorators or groups; never changed. */
+const NONE: readonly string[] = [];
+
+/** Keys trimmed, empty ones dropped; the list itself when that changes nothing. */
+const trimmedKeys = (keys: readonly string[]): readonly string[] =>
+  keys.every((k) => k !== '' && k.trim() === k) ? keys : keys.map((k) => k.trim()).filter((k) => k !== '');
 
 const CONTEXT_FLAGS: readonly [keyof LorebookEntry & `match${string}`, ScanContextField][] = [
   ['matchPersonaDescription', 'personaDescription'],
@@ -324,17 +371,17 @@ interface Candidate {
   why: ActivationCause;
 }
 
+/** Freezes `v` and everything reachable from it (plain objects and arrays). */
 function deepFreeze<T>(v: T): T {
-  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v)) deepFreeze(x);
-  }
+  if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return v;
+  Object.freeze(v);
+  if (Array.isArray(v)) for (let i = 0; i < v.length; i++) deepFreeze(v[i]);
+  else for (const k in v) deepFreeze(v[k]);
   return v;
 }
 
 export function activateWorldInfo(input: ActivationInput): Activation {
-  const overrides = Object.entries(input.settings ?? {}).filter(([, v]) => v !== undefined);
-  const settings: ActivationSettings = { ...DEFAULT_ACTIVATION_SETTINGS, ...Object.fromEntries(overrides) };
+  const settings = resolveSettings(input.settings ?? {});
   const seed = String(input.seed);
   const trigger = input.trigger ?? 'normal';
   const entries = orderEntries(input.books, settings.strategy);
@@ -353,26 +400,43 @@ export function activateWorldInfo(input: ActivationInput): Activation {
     const value = input.context?.[field];
     if (value) context.set(field, value);
   }
+  const keys: string[] = [];
+  for (const p of live) {
+    for (const k of p.keys) keys.push(k);
+    for (const k of p.secondary) keys.push(k);
+  }
   const buffer = new ScanBuffer(
-    live.flatMap((p) => [...p.keys, ...p.secondary]),
+    keys,
     newestFirst,
     context,
     (input.injections ?? []).filter((t) => t !== ''),
   );
 
   /** What an entry scans, or null when its scan depth is 0 (SillyTavern then matches nothing at all). */
+  /** Scopes by their fields, so that entries scanning alike share one (and the buffer's answers). */
+  const scopes = new Map<number, KeyScope>();
   const scopeFor = (p: Prepared): KeyScope | null => {
     if (p.scope !== undefined) return p.scope;
-    const depth = p.entry.scanDepth ?? settings.scanDepth;
-    p.scope = !(depth > 0)
-      ? null
-      : {
-          caseSensitive: p.entry.caseSensitive ?? settings.caseSensitive,
-          wholeWords: p.entry.matchWholeWords ?? settings.matchWholeWords,
-          depth: Math.min(Math.floor(depth), MAX_SCAN_DEPTH),
-          context: CONTEXT_FLAGS.filter(([flag]) => p.entry[flag]).map(([, field]) => field),
-        };
-    return p.scope;
+    const e = p.entry;
+    const depth = e.scanDepth ?? settings.scanDepth;
+    if (!(depth > 0)) return (p.scope = null);
+    const caseSensitive = e.caseSensitive ?? settings.caseSensitive;
+    const wholeWords = e.matchWholeWords ?? settings.matchWholeWords;
+    const rows = Math.min(Math.floor(depth), MAX_SCAN_DEPTH);
+    let id = rows;
+    for (const [flag] of CONTEXT_FLAGS) id = id * 2 + (e[flag] ? 1 : 0);
+    id = (id * 2 + (caseSensitive ? 1 : 0)) * 2 + (wholeWords ? 1 : 0);
+    let scope = scopes.get(id);
+    if (!scope) {
+      scope = {
+        caseSensitive,
+        wholeWords,
+        depth: rows,
+        context: CONTEXT_FLAGS.filter(([flag]) => e[flag]).map(([, field]) => field),
+      };
+      scopes.set(id, scope);
+    }
+    return (p.scope = scope);
   };
   const find = (key: string, scope: KeyScope): MatchSource | null =>
     buffer.locate(key, scope) as MatchSource | null;
@@ -406,10 +470,17 @@ export function activateWorldInfo(input: ActivationInput): Activation {
     return primary;
   };
 
-  const skipped = new Map<string, { p: Prepared; why: SkipReason }>();
-  const skip = (p: Prepared, why: SkipReason) => skipped.set(p.id, { p, why });
+  // By entry id: the last reason an entry was skipped for, and the entry it was.
+  const skipWhy: (SkipReason | undefined)[] = new Array<SkipReason | undefined>(entries.length).fill(
+    undefined,
+  );
+  const skipOf: Prepared[] = [];
+  const skip = (p: Prepared, why: SkipReason) => {
+    skipWhy[p.id] = why;
+    skipOf[p.id] = p;
+  };
   const activated: { p: Prepared; why: ActivationCause; pass: number }[] = [];
-  const done = new Set<string>(); // activated or out for good (probability)
+  const done = new Set<number>(); // activated or out for good (probability)
   const activeGroups = new Set<string>();
   const budget = settings.budget;
   let used = 0;
@@ -500,7 +571,7 @@ export function activateWorldInfo(input: ActivationInput): Activation {
     candidates.sort((a, b) => Number(b.p.entry.constant) - Number(a.p.entry.constant) || a.p.rank - b.p.rank);
 
     // 3. Inclusion groups: one winner per group.
-    const lost = new Set<string>();
+    const lost = new Set<number>();
     const groups = new Map<string, Candidate[]>();
     for (const c of candidates) {
       for (const g of c.p.groups) {
@@ -594,7 +665,7 @@ export function activateWorldInfo(input: ActivationInput): Activation {
     }
     for (const c of accepted) {
       done.add(c.p.id);
-      skipped.delete(c.p.id);
+      skipWhy[c.p.id] = undefined;
       activated.push({ p: c.p, why: c.why, pass });
       for (const g of c.p.groups) activeGroups.add(g);
     }
@@ -611,40 +682,58 @@ export function activateWorldInfo(input: ActivationInput): Activation {
     recursion = true;
   }
 
-  const withContent = activated
-    .map((a, seq) => ({ a, seq }))
-    .filter(({ a }) => {
-      if (a.p.content.trim() !== '') return true;
-      skip(a.p, { kind: 'empty_content' });
-      return false;
-    })
-    .sort((x, y) => x.a.p.entry.order - y.a.p.entry.order || x.seq - y.seq);
-  const out: ActivatedEntry[] = withContent.map(({ a }) => ({
-    world: a.p.world,
-    uid: a.p.entry.uid,
-    displayName: a.p.displayName,
-    content: a.p.content,
-    position: a.p.entry.position,
-    depth: a.p.entry.depth,
-    role: a.p.entry.role,
-    order: a.p.entry.order,
-    constant: a.p.entry.constant,
-    outletName: a.p.entry.outletName,
-    pass: a.pass,
-    why: a.why,
-  }));
+  // Positions in `activated` of the entries with content, by `order` (ties: activation order).
+  const withContent: number[] = [];
+  activated.forEach((a, seq) => {
+    if (a.p.content.trim() !== '') withContent.push(seq);
+    else skip(a.p, { kind: 'empty_content' });
+  });
+  withContent.sort((x, y) => activated[x]!.p.entry.order - activated[y]!.p.entry.order || x - y);
+  const out: ActivatedEntry[] = withContent.map((seq) => {
+    const a = activated[seq]!;
+    return {
+      world: a.p.world,
+      uid: a.p.entry.uid,
+      displayName: a.p.displayName,
+      content: a.p.content,
+      position: a.p.entry.position,
+      depth: a.p.entry.depth,
+      role: a.p.entry.role,
+      order: a.p.entry.order,
+      constant: a.p.entry.constant,
+      outletName: a.p.entry.outletName,
+      pass: a.pass,
+      why: a.why,
+    };
+  });
 
   return deepFreeze({
     timestampMs: input.timestampMs,
     trigger,
     seed,
     entries: out,
-    skipped: [...skipped.values()]
-      .sort((a, b) => a.p.rank - b.p.rank)
-      .map(({ p, why }) => ({ world: p.world, uid: p.entry.uid, displayName: p.displayName, why })),
+    skipped: skippedEntries(skipWhy, skipOf),
     budget: { unit: budget?.unit ?? 'tokens', limit: budget?.limit ?? null, used, overflowed },
     passes: pass,
     settings: structuredClone(settings),
+  });
+}
+
+/** The skipped entries in scan order. */
+function skippedEntries(
+  whys: readonly (SkipReason | undefined)[],
+  entries: readonly Prepared[],
+): SkippedEntry[] {
+  const ids: number[] = [];
+  whys.forEach((why, id) => {
+    if (why) ids.push(id);
+  });
+  // An id is the rank of the first entry with it; a later one with the same world and uid may
+  // have been recorded in its place.
+  ids.sort((a, b) => entries[a]!.rank - entries[b]!.rank);
+  return ids.map((id) => {
+    const p = entries[id]!;
+    return { world: p.world, uid: p.entry.uid, displayName: p.displayName, why: whys[id]! };
   });
 }
 

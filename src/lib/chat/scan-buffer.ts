@@ -13,8 +13,10 @@ import { PhraseIndex } from './phrase-index';
  *
  * Answers are remembered: per key and scope for the messages, context and injections (which never
  * change), and for recursion how far each key has searched (pieces are only appended), so a pass
- * looks only at content added since the last one. The phrase index of a key list and the scans of
- * recent texts are kept across buffers, found by content (see `recentIndexOf`).
+ * looks only at content added since the last one. The phrase index of a key list (with what is
+ * known of each key), the scans of recent texts and what local regexes answered on them are kept
+ * across buffers, found by content (see `recentIndexOf`, `regexAnswersOf`): a regex that cannot
+ * match the joiner is answered per message, so a new message costs only its own tests.
  */
 
 export type ScanSource =
@@ -29,8 +31,8 @@ interface Piece {
   source: ScanSource;
   text: ScanText;
   found: Set<number>;
-  /** The text and the `\n` that follows it in the joined text (made on first use). */
-  lined?: string;
+  /** Answers of local regexes for this text (shared by equal texts, see `regexAnswersOf`). */
+  regex: Map<string, number>;
 }
 
 export interface KeyScope {
@@ -58,6 +60,8 @@ interface KeyInfo {
   local: boolean;
   /** Matchers by `caseSensitive * 2 + wholeWords`. */
   matchers: (KeyMatcher | undefined)[];
+  /** The key's position among its index's keys, where buffers keep their answers for it. */
+  slot: number;
 }
 
 /** How far a key's search through the recursion pieces got (pieces are only ever appended). */
@@ -73,8 +77,9 @@ interface RecursionProgress {
 
 /** Results for one scope: the fixed text (messages, context, injections) and recursion progress. */
 interface ScopeResults {
-  fixed: Map<string, ScanSource | null>;
-  recursion: Map<string, RecursionProgress>;
+  /** By key slot (see `KeyInfo.slot`). */
+  fixed: (ScanSource | null | undefined)[];
+  recursion: (RecursionProgress | undefined)[];
 }
 
 /**
@@ -100,33 +105,96 @@ const RECENT_INDEXES = 2;
 const RECENT_SCANS = 4_096;
 
 interface RecentIndex {
-  phrases: readonly string[];
+  keys: readonly string[];
+  /** What `locate` knows of each key (shared: it depends on nothing but the key and `ids`). */
+  infos: Map<string, KeyInfo>;
+  /** Lower-case plain key -> phrase id. */
+  ids: Map<string, number>;
   index: PhraseIndex;
   /** Lower-case text -> ids of the phrases in it (shared, never changed). */
   scans: Map<string, Set<number>>;
 }
 const recentIndexes = new Map<string, RecentIndex>();
 
-/** The index of `phrases`, built or reused (an index depends on nothing but its phrases). */
-function recentIndexOf(phrases: readonly string[]): RecentIndex {
-  const id = phrases.join('\u0000');
+/** The index of `keys`, built or reused (an index depends on nothing but its keys). */
+function recentIndexOf(keys: readonly string[]): RecentIndex {
+  const id = keys.join('\u0000');
   let recent = recentIndexes.get(id);
-  if (
-    recent &&
-    !(recent.phrases.length === phrases.length && recent.phrases.every((p, i) => p === phrases[i]))
-  )
+  if (recent && !(recent.keys.length === keys.length && recent.keys.every((k, i) => k === keys[i])))
     recent = undefined;
   recentIndexes.delete(id);
   if (!recent) {
-    recent = { phrases: [...phrases], index: new PhraseIndex(phrases), scans: new Map() };
+    recent = indexKeys(keys);
     if (recentIndexes.size >= RECENT_INDEXES) recentIndexes.delete(recentIndexes.keys().next().value!);
   }
   recentIndexes.set(id, recent);
   return recent;
 }
 
+function indexKeys(keys: readonly string[]): RecentIndex {
+  const infos = new Map<string, KeyInfo>();
+  const ids = new Map<string, number>();
+  const phrases: string[] = [];
+  for (const key of keys) {
+    if (infos.has(key)) continue;
+    const info = keyInfo(key, undefined, infos.size);
+    infos.set(key, info);
+    if (info.rx) continue;
+    const lower = key.toLowerCase();
+    if (!ids.has(lower)) {
+      ids.set(lower, phrases.length);
+      phrases.push(lower);
+    }
+  }
+  for (const [key, info] of infos) if (!info.rx) info.id = ids.get(key.toLowerCase());
+  return { keys: [...keys], infos, ids, index: new PhraseIndex(phrases), scans: new Map() };
+}
+
+function keyInfo(key: string, ids: ReadonlyMap<string, number> | undefined, slot: number): KeyInfo {
+  const rx = parseRegexKey(key);
+  return {
+    rx,
+    id: rx ? undefined : ids?.get(key.toLowerCase()),
+    local: rx !== null && isLocalRegex(rx),
+    matchers: [],
+    slot,
+  };
+}
+
+/**
+ * Per text, what local regex keys answered, as bits: `ALONE_*` on the text, `LINED_*` on the text
+ * and a following `\n`. Regexes depend on nothing but the text, which most often comes back in the
+ * next generation; forgotten all at once past `RECENT_SCANS` texts.
+ */
+const recentRegexAnswers = new Map<string, Map<string, number>>();
+const ALONE_KNOWN = 1;
+const ALONE_MATCH = 2;
+const LINED_KNOWN = 4;
+const LINED_MATCH = 8;
+
+function regexAnswersOf(text: string): Map<string, number> {
+  let answers = recentRegexAnswers.get(text);
+  if (!answers) {
+    if (recentRegexAnswers.size >= RECENT_SCANS) recentRegexAnswers.clear();
+    answers = new Map();
+    recentRegexAnswers.set(text, answers);
+  }
+  return answers;
+}
+
+/** Whether the local regex `rx` (key `key`) matches the piece's text, or with `lined` its text and a `\n`. */
+function localRegexMatches(rx: RegExp, key: string, p: Piece, lined: boolean): boolean {
+  const known = lined ? LINED_KNOWN : ALONE_KNOWN;
+  const match = lined ? LINED_MATCH : ALONE_MATCH;
+  const bits = p.regex.get(key) ?? 0;
+  if ((bits & known) !== 0) return (bits & match) !== 0;
+  rx.lastIndex = 0;
+  const matched = rx.test(lined ? `${p.text.text}\n` : p.text.text);
+  p.regex.set(key, bits | known | (matched ? match : 0));
+  return matched;
+}
+
 export class ScanBuffer {
-  #ids = new Map<string, number>();
   #index: RecentIndex;
   #matchers = new KeyMatchers();
   #messages: Piece[];
@@ -140,21 +208,15 @@ export class ScanBuffer {
   #windows = new Map<number, ScanText>();
   #injectionsJoined: ScanText | null = null;
   #recursionJoined: ScanText | null = null;
-  #keys = new Map<string, KeyInfo>();
   #scopes = new Map<string, ScopeResults>();
   #byScope = new WeakMap<KeyScope, ScopeResults>();
 
   #info(key: string): KeyInfo {
-    let info = this.#keys.get(key);
+    const infos = this.#index.infos;
+    let info = infos.get(key);
     if (!info) {
-      const rx = parseRegexKey(key);
-      info = {
-        rx,
-        id: rx ? undefined : this.#ids.get(key.toLowerCase()),
-        local: rx !== null && isLocalRegex(rx),
-        matchers: [],
-      };
-      this.#keys.set(key, info);
+      info = keyInfo(key, this.#index.ids, infos.size);
+      infos.set(key, info);
     }
     return info;
   }
@@ -163,27 +225,12 @@ export class ScanBuffer {
    * `keys`: every key that will be asked about. `newestFirst`: messages, newest first.
    */
   constructor(
-    keys: Iterable<string>,
+    keys: readonly string[],
     newestFirst: readonly { source: ScanSource; text: string }[],
     context: ReadonlyMap<string, string>,
     injections: readonly string[],
   ) {
-    const phrases: string[] = [];
-    const plain: string[] = [];
-    for (const key of keys) {
-      if (this.#keys.has(key)) continue;
-      const rx = parseRegexKey(key);
-      this.#keys.set(key, { rx, id: undefined, local: rx !== null && isLocalRegex(rx), matchers: [] });
-      if (rx) continue;
-      plain.push(key);
-      const lower = key.toLowerCase();
-      if (!this.#ids.has(lower)) {
-        this.#ids.set(lower, phrases.length);
-        phrases.push(lower);
-      }
-    }
-    for (const key of plain) this.#keys.get(key)!.id = this.#ids.get(key.toLowerCase());
-    this.#index = recentIndexOf(phrases);
+    this.#index = recentIndexOf(keys);
     this.#messages = newestFirst.map((m) => this.#piece(m.source, m.text));
     this.#messages.forEach((piece, rank) => addRanks(this.#ranks, piece, rank));
     for (const [field, text] of context) {
@@ -201,7 +248,7 @@ export class ScanBuffer {
       if (scans.size >= RECENT_SCANS) scans.clear();
       scans.set(t.lower, found);
     }
-    return { source, text: t, found };
+    return { source, text: t, found, regex: regexAnswersOf(text) };
   }
 
   /** Adds activated entry content for the next (recursive) pass. */
@@ -221,17 +268,17 @@ export class ScanBuffer {
     const info = this.#info(key);
     const results = this.#results(scope);
     // Messages, context and injections never change: their answer is worked out once.
-    let fixed = results.fixed.get(key);
+    let fixed = results.fixed[info.slot];
     if (fixed === undefined) {
       fixed = this.#locateFixed(info, key, scope);
-      results.fixed.set(key, fixed);
+      results.fixed[info.slot] = fixed;
     }
     if (fixed !== null || this.#recursion.length === 0) return fixed;
     if (info.rx && !info.local) return this.#locateRecursionJoined(info, key, scope);
-    let progress = results.recursion.get(key);
+    let progress = results.recursion[info.slot];
     if (!progress) {
       progress = { checked: 0, rank: 0, hit: null, joined: false };
-      results.recursion.set(key, progress);
+      results.recursion[info.slot] = progress;
     }
     if (progress.hit === null) this.#advance(progress, info, key, scope);
     return progress.hit ?? (progress.joined ? this.#recursion[0]!.source : null);
@@ -244,7 +291,7 @@ export class ScanBuffer {
     const id = `${scope.caseSensitive ? 1 : 0}${scope.wholeWords ? 1 : 0}${scope.depth}\u0000${scope.context.join('\u0000')}`;
     results = this.#scopes.get(id);
     if (!results) {
-      results = { fixed: new Map(), recursion: new Map() };
+      results = { fixed: [], recursion: [] };
       this.#scopes.set(id, results);
     }
     this.#byScope.set(scope, results);
@@ -266,7 +313,16 @@ export class ScanBuffer {
 
   #locateFixed(info: KeyInfo, key: string, scope: KeyScope): ScanSource | null {
     const depth = Math.min(scope.depth, this.#messages.length);
-    if (info.rx) {
+    if (info.rx && info.local) {
+      // On the joined window it matches within a message, or one and the `\n` after it.
+      let joined = false;
+      for (let r = 0; r < depth; r++) {
+        const p = this.#messages[r]!;
+        if (localRegexMatches(info.rx, key, p, false)) return p.source;
+        joined ||= r < depth - 1 && localRegexMatches(info.rx, key, p, true);
+      }
+      if (joined) return { kind: 'messages' };
+    } else if (info.rx) {
       const matcher = this.#matcher(info, key, scope);
       if (depth > 0 && matcher(this.#window(depth))) {
         for (let r = 0; r < depth; r++)
@@ -299,16 +355,12 @@ export class ScanBuffer {
     const pieces = this.#recursion;
     const rx = info.rx;
     if (rx) {
-      const matches = (text: string) => {
-        rx.lastIndex = 0;
-        return rx.test(text);
-      };
       for (; progress.checked < pieces.length; progress.checked++) {
         const p = pieces[progress.checked]!;
         const last = progress.checked === pieces.length - 1;
         // Without a match on the piece and its `\n`, there is none on the piece alone.
-        if (!last && !matches((p.lined ??= `${p.text.text}\n`))) continue;
-        if (matches(p.text.text)) {
+        if (!last && !localRegexMatches(rx, key, p, true)) continue;
+        if (localRegexMatches(rx, key, p, false)) {
           progress.hit = p.source;
           return;
         }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   activateWorldInfo,
+  DEFAULT_ACTIVATION_SETTINGS,
   parseDecorators,
   worldInfoBudget,
   type Activation,
@@ -567,6 +568,14 @@ describe('books and the snapshot', () => {
     const a = run(book([{ uid: 1, keys: ['x'], content: 'x' }]), chat('x'), { scanDepth: undefined });
     expect(fired(a)).toEqual([1]);
     expect(a.settings.scanDepth).toBe(2);
+  });
+
+  it('records the defaults with the given settings over them, in the defaults order', () => {
+    const given = { budget: null, strategy: 'evenly', recursive: undefined, extra: 1 };
+    const a = run(book([]), [], given as Partial<ActivationSettings>);
+    expect(Object.entries(a.settings)).toEqual(
+      Object.entries({ ...DEFAULT_ACTIVATION_SETTINGS, budget: null, strategy: 'evenly', extra: 1 }),
+    );
   });
 
   it('is deeply frozen', () => {

@@ -135,6 +135,25 @@ describe('ScanBuffer against a reference that recomputes everything', () => {
     expect(b.locate('/lamp\\s/', scope)).toEqual({ kind: 'entry', world: 'W', uid: 3 });
   });
 
+  it('answers a regex per message the same in every buffer, the joined window included', () => {
+    const scope = (depth: number) => ({ caseSensitive: false, wholeWords: false, depth, context: [] });
+    const keys = ['/lamp\\s/', '/\\bdoor\\b/i'];
+    const messages = (...texts: string[]) =>
+      texts.map((text, index) => ({ source: { kind: 'message' as const, index }, text }));
+    for (let round = 0; round < 2; round++) {
+      const b = new ScanBuffer(keys, messages('a lamp', 'the Door'), new Map(), []);
+      // Only with the line break that joins it to the next message.
+      expect(b.locate('/lamp\\s/', scope(2))).toEqual({ kind: 'messages' });
+      // The newest message alone is followed by nothing.
+      expect(b.locate('/lamp\\s/', scope(1))).toBeNull();
+      expect(b.locate('/\\bdoor\\b/i', scope(2))).toEqual({ kind: 'message', index: 1 });
+    }
+    // An edited message is another text.
+    const edited = new ScanBuffer(keys, messages('a lamp lit', 'the doors'), new Map(), []);
+    expect(edited.locate('/lamp\\s/', scope(1))).toEqual({ kind: 'message', index: 0 });
+    expect(edited.locate('/\\bdoor\\b/i', scope(2))).toBeNull();
+  });
+
   it('does not carry answers from one buffer to the next (same keys, other texts)', () => {
     const scope = { caseSensitive: false, wholeWords: false, depth: 5, context: [] };
     const keys = ['lamp', 'door'];
