@@ -5,6 +5,7 @@ import { defineTool, failure, success, type ToolContext, type ToolOutcome } from
 import { nonNegativeInt, optionalString, requiredString } from '../workspace/params';
 import { chatReadFailure, requireChat, visibleMessageCount } from './chat-access';
 import { mayContain, SearchTexts, tokenPairs } from './search-texts';
+import { WordIndex } from './word-index';
 
 export const DEFAULT_SEARCH_LIMIT = 20;
 export const MAX_SEARCH_LIMIT = 50;
@@ -109,8 +110,7 @@ async function search(input: Input, ctx: ToolContext): Promise<ToolOutcome> {
   const end = Math.min(filters.end ?? visible - 1, visible - 1);
   if (visible === 0 || tokens.length === 0 || start > end) return render(filters.query, []);
 
-  const scorer = tokenScorer(tokens);
-  const top = new TopHits(filters.limit);
+  const scanned: ChatMessage[] = [];
   // Newest → oldest over the visible messages, in pages, until the scan limit is spent.
   let remaining = Math.min(filters.scanLimit ?? visible, visible);
   let pageEnd = visible;
@@ -125,14 +125,36 @@ async function search(input: Input, ctx: ToolContext): Promise<ToolOutcome> {
       for (const message of page.value) {
         if (message.index < start || message.index > end) continue;
         if (filters.role !== undefined && message.role !== filters.role) continue;
-        const scored = scorer(message.text);
-        if (scored.score > 0) top.offer(message, scored);
+        scanned.push(message);
       }
     }
     remaining -= size;
     pageEnd = pageStart;
   }
-  return render(filters.query, top.sorted());
+  return render(filters.query, bestHits(scanned, tokens, filters.limit));
+}
+
+/** The best `limit` of `messages` for `tokens`, scored through the word index when it can answer. */
+function bestHits(
+  messages: readonly ChatMessage[],
+  tokens: readonly string[],
+  limit: number,
+): ChatSearchHit[] {
+  const scorer = tokenScorer(tokens);
+  const weights = tokens.map(tokenWeight);
+  const total = weights.reduce((a, b) => a + b, 0);
+  const matched = wordIndex.matchedWeights(
+    messages.map((m) => m.text),
+    tokens,
+    weights,
+    lowersText(tokens),
+  );
+  const top = new TopHits(limit, (text) => scorer(text).matchAt);
+  messages.forEach((message, i) => {
+    const score = matched ? matched[i]! / total : scorer(message.text).score;
+    if (score > 0) top.offer(message, score);
+  });
+  return top.sorted();
 }
 
 function render(query: string, hits: readonly ChatSearchHit[]): ToolOutcome {
@@ -156,25 +178,27 @@ function render(query: string, hits: readonly ChatSearchHit[]): ToolOutcome {
 
 /** The best `limit` candidates by (score, then higher index). */
 class TopHits {
-  #kept: { message: ChatMessage; score: number; matchAt: number }[] = [];
-  constructor(private readonly limit: number) {}
+  #kept: { message: ChatMessage; score: number }[] = [];
+  constructor(
+    private readonly limit: number,
+    private readonly matchAt: (text: string) => number,
+  ) {}
 
-  offer(message: ChatMessage, scored: { score: number; matchAt: number }) {
+  offer(message: ChatMessage, score: number) {
     const kept = this.#kept;
     if (kept.length === this.limit) {
       const worst = kept[kept.length - 1]!;
-      if (!isBetter(scored.score, message.index, worst.score, worst.message.index)) return;
+      if (!isBetter(score, message.index, worst.score, worst.message.index)) return;
       kept.pop();
     }
     let at = kept.length;
-    while (at > 0 && isBetter(scored.score, message.index, kept[at - 1]!.score, kept[at - 1]!.message.index))
-      at--;
-    kept.splice(at, 0, { message, ...scored });
+    while (at > 0 && isBetter(score, message.index, kept[at - 1]!.score, kept[at - 1]!.message.index)) at--;
+    kept.splice(at, 0, { message, score });
   }
 
   sorted(): ChatSearchHit[] {
-    return this.#kept.map(({ message, score, matchAt }) => {
-      const text = snippet(message.text, matchAt);
+    return this.#kept.map(({ message, score }) => {
+      const text = snippet(message.text, this.matchAt(message.text));
       const metrics = textMetrics(text);
       return {
         index: message.index,
@@ -262,8 +286,12 @@ export function buildQueryTokens(query: string): string[] {
 
 export const tokenWeight = (token: string): number => Math.max(1, Math.min(countChars(token), 8));
 
-/** The texts this worker's searches have scored (see `search-texts.ts`). */
+/** The texts this worker's searches have scored (see `search-texts.ts`, `word-index.ts`). */
 const searchTexts = new SearchTexts();
+const wordIndex = new WordIndex();
+
+/** Whether texts are searched lowercased: when some token has an ASCII letter. */
+const lowersText = (tokens: readonly string[]): boolean => tokens.some((t) => /[A-Za-z]/.test(t));
 
 /**
  * Scores a message: matched weight / total weight, a token matching as a substring. The text is
@@ -276,7 +304,7 @@ export function tokenScorer(
 ): (text: string) => { score: number; matchAt: number } {
   const weights = tokens.map(tokenWeight);
   const total = weights.reduce((a, b) => a + b, 0);
-  const lower = tokens.some((t) => /[A-Za-z]/.test(t));
+  const lower = lowersText(tokens);
   const pairs = tokens.map(tokenPairs);
   return (text) => {
     if (total === 0 || text.trim() === '') return { score: 0, matchAt: -1 };
