@@ -20,12 +20,19 @@ const PYODIDE_FILES = ['pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip
 const fetched = new Map<string, number>();
 let wasmFetched: () => void = () => {};
 const firstWasm = new Promise<void>((resolve) => (wasmFetched = resolve));
+/** Resolved at the next fetch of Pyodide's wasm. */
+let nextWasm: (() => void)[] = [];
+const nextWasmFetch = () => new Promise<void>((resolve) => nextWasm.push(resolve));
 const realFetch = globalThis.fetch;
 globalThis.fetch = (input, init) => {
   const url = String(input instanceof Request ? input.url : input);
   const name = new URL(url, location.href).pathname.split('/').pop() ?? '';
   fetched.set(name, (fetched.get(name) ?? 0) + 1);
-  if (name === 'pyodide.asm.wasm') wasmFetched();
+  if (name === 'pyodide.asm.wasm') {
+    wasmFetched();
+    nextWasm.forEach((resolve) => resolve());
+    nextWasm = [];
+  }
   return realFetch(input, init);
 };
 afterAll(() => void (globalThis.fetch = realFetch));
@@ -40,15 +47,12 @@ const sandbox = new WorkerSandbox(spawner, new FetchedEngines());
 afterAll(() => ['sessions/warm-a', 'sessions/warm-b'].forEach((w) => sandbox.release(w)));
 
 function python(workspace: string, progress: EngineProgress[]): Promise<ShellRun> {
-  return sandbox.run(
-    {
-      workspace,
-      command: "python3 -c 'print(6 * 7)'",
-      workdir: '/',
-      mounts: shellMounts(sessionRoots()),
-      files: [],
-      builtins: [],
-    },
+  return runOn(sandbox, workspace, "python3 -c 'print(6 * 7)'", progress);
+}
+
+function runOn(on: WorkerSandbox, workspace: string, command: string, progress: EngineProgress[] = []) {
+  return on.run(
+    { workspace, command, workdir: '/', mounts: shellMounts(sessionRoots()), files: [], builtins: [] },
     { signal: new AbortController().signal, onProgress: (p) => progress.push(p) },
   );
 }
@@ -80,6 +84,47 @@ describe('Python in the sandbox', () => {
       expect(second.at(-1)).toMatchObject({ engine: 'python', done: true });
 
       expect(PYODIDE_FILES.map((f) => [f, fetched.get(f)])).toEqual(PYODIDE_FILES.map((f) => [f, 1]));
+    },
+  );
+
+  it(
+    'a command that does not name Python does not wait for the spare to start Python; the next Python command moves to it',
+    { timeout: 120_000 },
+    async () => {
+      // Each worker this sandbox starts, in order, and whether it was ended.
+      const workers: { ended: boolean }[] = [];
+      const tracking: SandboxSpawner = {
+        async spawn() {
+          const process = await host.spawn();
+          const record = { ended: false };
+          workers.push(record);
+          return {
+            port: process.port,
+            crashed: process.crashed,
+            terminate: () => ((record.ended = true), process.terminate()),
+          };
+        },
+      };
+      const sandbox = new WorkerSandbox(tracking, new FetchedEngines());
+      try {
+        const spareAsks = nextWasmFetch();
+        sandbox.warm();
+        // The spare has started and asked for Python's files.
+        await spareAsks;
+        const waited: EngineProgress[] = [];
+        // The spare is starting Python: `echo` gets a worker of its own and waits for nothing.
+        expect(stdout(await runOn(sandbox, 'sessions/warm-c', 'echo hi', waited))).toBe('hi\n');
+        expect(workers).toEqual([{ ended: false }, { ended: false }]);
+        expect(waited).toEqual([]);
+        // Python goes to the spare, where it is starting; the worker without it ends.
+        expect(stdout(await runOn(sandbox, 'sessions/warm-c', "python3 -c 'print(1)'"))).toBe('1\n');
+        expect(workers).toEqual([{ ended: false }, { ended: true }]);
+        // And the workspace stays there.
+        expect(stdout(await runOn(sandbox, 'sessions/warm-c', 'echo again'))).toBe('again\n');
+        expect(workers).toEqual([{ ended: false }, { ended: true }]);
+      } finally {
+        sandbox.release('sessions/warm-c');
+      }
     },
   );
 });

@@ -21,6 +21,11 @@ const ENGINE_LOAD_MS = 120_000;
 const BOOT_MS = 30_000;
 /** A worker nobody used for this long ends (the Shell panel keeps one warm between commands). */
 const IDLE_MS = 5 * 60_000;
+/**
+ * A command that names Python. Only such a command waits for the spare's Python to load, or
+ * moves its workspace to the spare; a miss (a script that calls Python) loads Python itself.
+ */
+const NAMES_PYTHON = /\bpython3?\b|\bpip3?\b/;
 
 type RunOptions = Parameters<Sandbox['run']>[1];
 
@@ -66,8 +71,12 @@ export class WorkerSandbox implements Sandbox {
   readonly #timeoutMs: number;
   readonly #slots = new Map<string, Slot>();
   /** A worker that serves no workspace yet, Python loading in it: the next new slot takes it. */
-  #spare: { worker: Promise<Booted | { unprotected: string }>; idle: ReturnType<typeof setTimeout> } | null =
-    null;
+  #spare: {
+    worker: Promise<Booted | { unprotected: string }>;
+    /** Set once it has booted. */
+    booted: Booted | null;
+    idle: ReturnType<typeof setTimeout>;
+  } | null = null;
   #waiting: (() => void)[] = [];
   #nextId = 1;
 
@@ -95,22 +104,32 @@ export class WorkerSandbox implements Sandbox {
     if (this.#spare || slots.some((s) => s.busy)) return;
     if (slots.filter((s) => s.worker !== null).length >= MAX_WORKERS) return;
     const worker = this.#boot();
-    const spare = { worker, idle: setTimeout(() => this.#endSpare(), IDLE_MS) };
+    const spare = {
+      worker,
+      booted: null as Booted | null,
+      idle: setTimeout(() => this.#endSpare(), IDLE_MS),
+    };
     this.#spare = spare;
     void worker.then(
       (w) => {
-        if ('process' in w)
+        if ('process' in w) {
+          spare.booted = w;
           w.process.port.postMessage({ type: 'warm', engine: 'python' } satisfies ToSandbox);
-        else if (this.#spare === spare) this.#spare = null;
+        } else if (this.#spare === spare) this.#spare = null;
       },
       () => this.#spare === spare && (this.#spare = null),
     );
   }
 
-  /** The spare worker for a slot that needs one (it has served nobody yet), if there is one. */
-  #takeSpare(): Promise<Booted | { unprotected: string }> | null {
+  /**
+   * The spare worker (it has served nobody yet) for a command, if it should take it: a command
+   * naming Python takes it at once; any other only once Python is loaded there, since starting
+   * Python holds the worker for seconds and a fresh worker starts in a fraction of one.
+   */
+  #takeSpare(command: string): Promise<Booted | { unprotected: string }> | null {
     const spare = this.#spare;
     if (!spare) return null;
+    if (!NAMES_PYTHON.test(command) && !spare.booted?.loaded.has('python')) return null;
     clearTimeout(spare.idle);
     this.#spare = null;
     return spare.worker;
@@ -150,7 +169,8 @@ export class WorkerSandbox implements Sandbox {
     slot.busy = true;
     slot.released = false;
     try {
-      if (!slot.worker) slot.worker = this.#takeSpare();
+      if (slot.worker && NAMES_PYTHON.test(request.command)) await this.#moveToPython(slot);
+      if (!slot.worker) slot.worker = this.#takeSpare(request.command);
       if (!slot.worker) {
         await this.#room(slot);
         slot.worker = this.#boot();
@@ -181,6 +201,16 @@ export class WorkerSandbox implements Sandbox {
       else if (slot.worker) slot.idle = setTimeout(() => this.#end(slot), IDLE_MS);
       this.#waiting.shift()?.();
     }
+  }
+
+  /**
+   * A Python command in a worker without Python moves to the spare where Python is loaded or
+   * loading: every call gets the workspace afresh, so the slot's own worker holds nothing of it.
+   */
+  async #moveToPython(slot: Slot): Promise<void> {
+    if (!this.#spare?.booted) return;
+    const current = await slot.worker;
+    if (current && 'process' in current && !current.loaded.has('python')) this.#stop(slot);
   }
 
   /** Waits until a worker may start: ends an idle worker of another workspace when all are taken. */
