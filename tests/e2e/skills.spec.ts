@@ -2,6 +2,7 @@ import { unzipSync, zipSync } from 'fflate';
 import { readFile } from 'node:fs/promises';
 import type { Page } from '@playwright/test';
 import type { ScriptedLlmServer } from '../support/scripted-llm-server.ts';
+import { PYTHON_COLD_TIMEOUT } from './shell-panel';
 import {
   addScriptedConnection,
   expect,
@@ -44,6 +45,7 @@ test('a zip of two skills: installed, seen and used by a Session agent, shown an
   llm,
   context,
 }) => {
+  test.setTimeout(PYTHON_COLD_TIMEOUT + 60_000);
   await addScriptedConnection(page, llm);
   await page.goto('./#/skills');
   const chooser = page.waitForEvent('filechooser');
@@ -62,6 +64,10 @@ test('a zip of two skills: installed, seen and used by a Session agent, shown an
     { text: ['Four words.'] },
   );
   await startSession(page, 'count four words');
+  // The script's Python starts as the session opens: on a loaded machine that outlasts a reply.
+  await expect(page.locator('.message.assistant:not(.streaming)').last()).toContainText('Four words.', {
+    timeout: PYTHON_COLD_TIMEOUT,
+  });
   await expectReply(page, 'Four words.');
   const [first, , last] = chatBodies(llm);
   expect(first).toContain('## Skills');
