@@ -388,6 +388,44 @@ describe('limits', () => {
 });
 
 describe('isolation', () => {
+  it('starts every call clean: globals, prototypes, timers and modules of the previous call are gone', async () => {
+    const { run } = shell({ 'work/counter.js': 'export let n = 0;\nexport const bump = () => ++n;\n' });
+    const dirty =
+      'globalThis.leak = 1; Object.prototype.polluted = 2; Array.prototype.extra = 3; ' +
+      'setTimeout(() => console.log("late"), 10 ** 9); import("/work/counter.js").then((m) => console.log(m.bump()))';
+    expect(await run(`js -e '${dirty}'`)).toEqual(ok('1\nlate\n'));
+    const check =
+      'const { bump } = await import("/work/counter.js"); ' +
+      'console.log(typeof leak, ({}).polluted, [].extra, bump())';
+    expect(await run(`js -e '${check}'`)).toEqual(ok('undefined undefined undefined 1\n'));
+  });
+
+  it('reuses an instance only after a clean end that left its memory at the base size', async () => {
+    const { run } = shell();
+    const RealMemory = WebAssembly.Memory;
+    const memories: WebAssembly.Memory[] = [];
+    vi.spyOn(WebAssembly, 'Memory').mockImplementation(function (descriptor: WebAssembly.MemoryDescriptor) {
+      memories.push(new RealMemory(descriptor));
+      return memories.at(-1)!;
+    });
+    const leaky = `js -e 'console.log(typeof leak); globalThis.leak = 1'`;
+    for (let i = 0; i < 3; i++) expect(await run(leaky)).toEqual(ok('undefined\n'));
+    expect(memories).toHaveLength(1);
+    // The host's stack overflows inside the wasm: that instance is not used again.
+    const nested = `let a = []; for (let i = 0; i < 1e5; i++) a = [a]; JSON.stringify(a)`;
+    expect(await run(`js -e '${nested}'`)).toMatchObject({ exitCode: 1 });
+    expect(await run(leaky)).toEqual(ok('undefined\n'));
+    expect(memories).toHaveLength(2);
+    // Memory never shrinks: an instance that grew is dropped, so the next call has the base again.
+    expect(
+      await run(`js -e 'const a = []; for (let i = 0; i < 20; i++) a.push("x".repeat(1e6) + i)'`),
+    ).toEqual(ok(''));
+    expect(memories[1]!.buffer.byteLength).toBeGreaterThan(16 * MiB);
+    expect(await run(leaky)).toEqual(ok('undefined\n'));
+    expect(memories).toHaveLength(3);
+    expect(memories[2]!.buffer.byteLength).toBe(16 * MiB);
+  });
+
   it('has no network or host globals', async () => {
     const { run } = shell();
     const names = ['fetch', 'XMLHttpRequest', 'importScripts', 'WebSocket', 'require', 'Deno', 'WebAssembly'];

@@ -33,33 +33,56 @@ const BASE_WASM_BYTES = 16 * MiB;
  * measures only the C stack in wasm memory; wasm frames also fill the host's native stack (about
  * 1 MB), and above about 300 KiB the host overflows first. Some built-ins (JSON.stringify of deep
  * nesting, deeply nested source) overflow the host stack at any setting: that throws a host
- * RangeError out of the wasm, which is why each call gets its own instance.
+ * RangeError out of the wasm, and the call's instance is dropped with it (see `Instances`).
  */
 const STACK_BYTES = 256 * 1024;
 
 /** The instance's memory cap in pages: the base plus the program's allowance. */
 const maxPages = (memoryBytes: number) => (BASE_WASM_BYTES + memoryBytes) / PAGE_BYTES;
 
-/** Compiles the QuickJS wasm once per sandbox; each call instantiates it afresh (about 4 ms). */
+/** Compiles the QuickJS wasm once per sandbox; calls instantiate it (see `Instances`). */
 export const loadQuickJs = (wasm: Uint8Array): Promise<WebAssembly.Module> =>
   WebAssembly.compile(wasm as Uint8Array<ArrayBuffer>);
 
-/**
- * A QuickJS instance for one call, with its own WebAssembly memory capped at `memoryBytes` over
- * the base. The cap is the real memory limit: in this build QuickJS's own limit does not count
- * the size of allocations (no malloc_usable_size under Emscripten), and a fresh instance per call
- * returns the memory afterwards (wasm memory never shrinks) and discards any state a failure left.
- */
-async function instantiate(wasm: WebAssembly.Module, memoryBytes: number) {
-  const memory = new WebAssembly.Memory({
-    initial: BASE_WASM_BYTES / PAGE_BYTES,
-    maximum: Math.ceil(maxPages(memoryBytes)),
-  });
-  const variant = newVariant(quickjsVariant, { wasmModule: wasm, wasmMemory: memory });
-  return { qjs: await newQuickJSWASMModuleFromVariant(variant), memory };
+interface Instance {
+  qjs: QuickJSWASMModule;
+  memory: WebAssembly.Memory;
 }
 
-/** `js`, `node` and `deno`: run JavaScript in a fresh QuickJS instance per call (see `js --help`). */
+/**
+ * QuickJS instances, each with its own WebAssembly memory capped at `memoryBytes` over the base.
+ * The cap is the real memory limit: in this build QuickJS's own limit does not count the size of
+ * allocations (no malloc_usable_size under Emscripten). Every call gets a fresh runtime and
+ * context; the instance under them is used again only when the last call on it ended normally
+ * (its runtime disposed, so nothing of it is left) and its memory never grew past the base. A
+ * call that failed inside the wasm, or grew the memory (which never shrinks), drops its instance.
+ */
+class Instances {
+  #idle: Instance | undefined;
+
+  constructor(
+    private readonly wasm: () => Promise<WebAssembly.Module>,
+    private readonly memoryBytes: number,
+  ) {}
+
+  async take(): Promise<Instance> {
+    const idle = this.#idle;
+    this.#idle = undefined;
+    if (idle) return idle;
+    const memory = new WebAssembly.Memory({
+      initial: BASE_WASM_BYTES / PAGE_BYTES,
+      maximum: Math.ceil(maxPages(this.memoryBytes)),
+    });
+    const variant = newVariant(quickjsVariant, { wasmModule: await this.wasm(), wasmMemory: memory });
+    return { qjs: await newQuickJSWASMModuleFromVariant(variant), memory };
+  }
+
+  give(instance: Instance): void {
+    if (instance.memory.buffer.byteLength === BASE_WASM_BYTES) this.#idle = instance;
+  }
+}
+
+/** `js`, `node` and `deno`: run JavaScript in a fresh QuickJS runtime per call (see `js --help`). */
 export function javascriptCommands(
   load: () => Promise<WebAssembly.Module>,
   limits: JavascriptLimits,
@@ -70,8 +93,9 @@ export function javascriptCommands(
       wasm = undefined;
       throw e;
     }));
+  const instances = new Instances(compiled, limits.memoryBytes);
   return ['js', 'node', 'deno'].map((name) =>
-    defineCommand(name, (args, ctx) => runCommand(name, args, ctx, compiled, limits)),
+    defineCommand(name, (args, ctx) => runCommand(name, args, ctx, instances, limits)),
   );
 }
 
@@ -101,7 +125,7 @@ async function runCommand(
   name: string,
   args: string[],
   ctx: ResolvedCommandContext,
-  wasm: () => Promise<WebAssembly.Module>,
+  instances: Instances,
   limits: JavascriptLimits,
 ): Promise<ExecResult> {
   const fs = ctx.fs;
@@ -119,11 +143,13 @@ async function runCommand(
   const program = programOf(name, inv, copy, ctx.cwd);
   if (typeof program === 'string') return fail(name, program);
 
-  const { qjs, memory } = await instantiate(await wasm(), limits.memoryBytes);
+  const instance = await instances.take();
+  const { qjs, memory } = instance;
   const run = new Run(ctx, copy, limits, memory, inv.from === 'stdin' ? () => '' : stdin);
   let outcome: Outcome;
   try {
     outcome = evaluate(qjs, program, run);
+    instances.give(instance);
   } catch (e) {
     // A host-level failure inside the wasm (see STACK_BYTES); the instance is dropped with it.
     const overflow = e instanceof RangeError && /call stack/i.test(e.message);
