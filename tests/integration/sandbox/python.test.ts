@@ -290,6 +290,43 @@ describe('a fresh environment per call', () => {
     });
   });
 
+  it('sees the workspace as it is now: files changed, added and removed since the last call', async () => {
+    const list = `python -c "import os; print(sorted(os.listdir('/work')), open('/work/a.txt').read())"`;
+    const first = shell({ 'work/a.txt': 'one', 'work/gone.txt': 'x', 'work/sub/deep.txt': 'd' });
+    expect(await first.run(list)).toEqual(ok("['a.txt', 'gone.txt', 'sub'] one\n"));
+    // Same length, other bytes; a file and a directory removed, another added.
+    const second = shell({ 'work/a.txt': 'two', 'work/new.txt': 'n' });
+    expect(await second.run(list)).toEqual(ok("['a.txt', 'new.txt'] two\n"));
+    expect(await shell().run(`python -c "import os; print(os.listdir('/work'))"`)).toEqual(ok('[]\n'));
+  });
+
+  it('does not see what an earlier program left in its copy of the workspace', async () => {
+    const workspace = { 'work/a.txt': 'hello', 'work/b.txt': 'bee', 'work/d/c.txt': 'sea' };
+    const dirty =
+      "import os; open('/work/a.txt', 'w').write('changed'); os.chmod('/work/b.txt', 0o400); " +
+      "os.utime('/work/b.txt', (0, 0)); os.remove('/work/d/c.txt'); os.rmdir('/work/d'); " +
+      "open('/work/d', 'w').write('now a file'); open('/work/extra.txt', 'w').write('x')";
+    const { run, fs } = shell(workspace);
+    expect(await run(`python -c "${dirty}"`)).toEqual(ok(''));
+    expect(await fs.readFile('/work/a.txt')).toBe('changed');
+    // The next call's workspace does not have those changes (e.g. they were not kept).
+    const check =
+      "import os, stat, time; s = os.stat('/work/b.txt'); " +
+      "print(open('/work/a.txt').read(), oct(stat.S_IMODE(s.st_mode)), s.st_mtime > time.time() - 3600, " +
+      "os.path.isdir('/work/d'), open('/work/d/c.txt').read(), os.path.exists('/work/extra.txt'))";
+    expect(await shell(workspace).run(`python -c "${check}"`)).toEqual(
+      ok('hello 0o666 True True sea False\n'),
+    );
+  });
+
+  it('lists a directory in the order a fresh copy has, whatever an earlier call listed', async () => {
+    const ls = `python -c "import os; print(os.listdir('/work'))"`;
+    expect(await shell({ 'work/a': '1', 'work/c': '3' }).run(ls)).toEqual(ok("['a', 'c']\n"));
+    expect(await shell({ 'work/b': '2', 'work/a': '1', 'work/c': '3' }).run(ls)).toEqual(
+      ok("['b', 'a', 'c']\n"),
+    );
+  });
+
   it('a program that closes its standard streams does not break the next call', async () => {
     const { run } = shell();
     expect(await run(`python -c "import os, sys; sys.stdout.close(); os.close(1); os.close(0)"`)).toEqual(

@@ -176,6 +176,18 @@ describe('the sandbox worker', () => {
     },
   );
 
+  it('gives each call on a warm worker the workspace as it is now, and nothing of the last call', async () => {
+    const list = `python3 -c "import os; print(sorted(os.listdir('/work')), open('/work/a.txt').read())"`;
+    const first = await run(`${list}; js -e 'globalThis.leak = 1'`, {
+      files: [file('work/a.txt', 'one'), file('work/gone.txt', 'x')],
+    });
+    expect(exited(first).stdout).toBe("['a.txt', 'gone.txt'] one\n");
+    const second = await run(`${list}; js -e 'console.log(typeof leak)'`, {
+      files: [file('work/a.txt', 'two'), file('work/new.txt', 'n')],
+    });
+    expect(exited(second).stdout).toBe("['a.txt', 'new.txt'] two\nundefined\n");
+  });
+
   it('answers builtin.<name> commands through the runtime', async () => {
     const asked: unknown[] = [];
     const r = await sandbox.run(
