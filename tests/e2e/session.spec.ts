@@ -131,10 +131,13 @@ test('two tabs on one session: the second follows the first live and can stop it
 });
 
 test('an instruction added while the agent works reaches its next request', async ({ page, llm }) => {
+  // The first reply waits until the instruction is in: however slow the page, the run is still working.
+  let instructionSent!: () => void;
+  const sent = new Promise<void>((resolve) => (instructionSent = resolve));
   llm.script(
     {
       text: ['Writing a draft.'],
-      delayMs: 300,
+      waitFor: sent,
       toolCalls: [
         { id: 'g1', name: 'workspace_write_file', arguments: ['{"path":"work/d.md","content":"draft"}'] },
       ],
@@ -147,6 +150,8 @@ test('an instruction added while the agent works reaches its next request', asyn
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill('Keep it short.');
   await box.press('Enter');
+  await expect(box).toHaveValue('');
+  instructionSent();
   await expectReply(page, 'Done with your note in mind.');
   await expect(page.locator('.message.user.guidance')).toContainText('Keep it short.');
   const chats = llm.requests.filter((r) => r.path.endsWith('/chat/completions'));

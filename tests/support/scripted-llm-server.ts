@@ -66,6 +66,8 @@ export interface ScriptedReply {
   done?: boolean;
   /** Pause before each chunk. */
   delayMs?: number;
+  /** The reply waits for this before it starts: a test opens it once the page has done its part. */
+  waitFor?: Promise<unknown>;
 }
 
 export type ScriptedFault =
@@ -445,6 +447,7 @@ async function play(turn: Turn, stream: boolean, ctx: ReplyContext, res: ServerR
       return;
     }
     case undefined:
+      if (turn.waitFor) await turn.waitFor;
       if (!stream) {
         sendJson(res, 200, ctx.format === 'anthropic' ? anthropicMessage(turn, ctx) : completion(turn, ctx));
         return;
