@@ -68,12 +68,54 @@ export async function* decodeJsonStream(
     yield decoder.fail(notAStreamFailure(undefined, contentType, hints));
     return;
   }
+  const end = yield* readJsonEvents(
+    response.body,
+    decoder,
+    (data, event, parts) => append(parts, decoder.push(data, event)),
+    opts,
+  );
+  if (!end) return;
+  yield append(
+    end.parts,
+    end.events === 0
+      ? decoder.fail(notAStreamFailure(end.firstInvalidLine, contentType, hints))
+      : decoder.end(),
+  );
+}
+
+/** How a body of SSE events ended when no event ended the turn. */
+export interface JsonEventsEnd {
+  events: number;
+  /** An event `isDone` recognized came (and ended the reading). */
+  sawDone: boolean;
+  firstInvalidLine: string | undefined;
+  /** Parts decoded but not yet delivered (from the batch an `isDone` event ended). */
+  parts: StreamPart[];
+}
+
+/**
+ * Reads SSE events with JSON data into a decoder, one batch of parts per network chunk (a throw
+ * midway still delivers the batch's parts before the error). Returns null when the turn ended
+ * inside (the decoder closed, or its `error` part was delivered), else how the body ended.
+ */
+export async function* readJsonEvents(
+  body: ReadableStream<Uint8Array>,
+  decoder: { fail(error: HearthError): StreamPart[]; readonly closed: boolean },
+  push: (data: unknown, event: string | undefined, parts: StreamPart[]) => void,
+  opts: {
+    signal: AbortSignal;
+    stallMs: number;
+    parse?: (data: string) => unknown;
+    /** An end marker that is not JSON (OpenAI's `[DONE]`). */
+    isDone?: (data: string) => boolean;
+  },
+): AsyncGenerator<StreamPart[], JsonEventsEnd | null> {
+  const parse = opts.parse ?? JSON.parse;
   let firstInvalidLine: string | undefined;
   let events = 0;
-  // Parts of the batch being decoded: a throw midway still delivers them before the error.
   let parts: StreamPart[] = [];
   try {
-    const sse = readSseBatches(response.body, {
+    const sse = readSseBatches(body, {
       signal: opts.signal,
       stallMs: opts.stallMs,
       onInvalidLine: (line) => void (firstInvalidLine ??= line),
@@ -81,17 +123,18 @@ export async function* decodeJsonStream(
     for await (const batch of sse) {
       for (const event of batch) {
         events++;
+        if (opts.isDone?.(event.data)) return { events, sawDone: true, firstInvalidLine, parts };
         let data: unknown;
         try {
-          data = JSON.parse(event.data);
+          data = parse(event.data);
         } catch {
           yield append(parts, decoder.fail(invalidJsonFailure(event.data)));
-          return;
+          return null;
         }
-        append(parts, decoder.push(data, event.event));
+        push(data, event.event, parts);
         if (decoder.closed) {
           yield parts;
-          return;
+          return null;
         }
       }
       const done = parts;
@@ -107,10 +150,9 @@ export async function* decodeJsonStream(
           : hearthError('model.stream_failed', `Reading the reply failed: ${String(e)}`, { retryable: true }),
       ),
     );
-    return;
+    return null;
   }
-  if (events === 0) yield decoder.fail(notAStreamFailure(firstInvalidLine, contentType, hints));
-  else yield decoder.end();
+  return { events, sawDone: false, firstInvalidLine, parts };
 }
 
 /** Appends `more` to `parts` (without spreading into arguments, which has a size limit) and returns it. */

@@ -1,8 +1,6 @@
-import { HearthFailure, hearthError } from '$lib/domain/errors';
 import type { ModelRequest, StreamPart } from '$lib/domain/model';
 import type { ModelGateway } from '$lib/ports/model-gateway';
-import { readSseBatches } from '../sse';
-import { append } from '../json-stream';
+import { append, readJsonEvents } from '../json-stream';
 import { createEventJsonParser } from '../event-json';
 import {
   DEFAULT_STALL_MS,
@@ -14,7 +12,7 @@ import {
   send,
   type HttpConnection,
 } from '../http';
-import { invalidJsonFailure, notAStreamFailure, streamedFailure, webPageFailure } from '../http-failures';
+import { notAStreamFailure, streamedFailure, webPageFailure } from '../http-failures';
 import { createChatDecoder, type ChatDecoder } from './decode';
 import { encodeChatRequest, type EncodeOptions } from './encode';
 
@@ -99,56 +97,25 @@ async function* decodeStream(
     yield decoder.fail(notAStreamFailure(undefined, contentType));
     return;
   }
-  let firstInvalidLine: string | undefined;
-  let events = 0;
-  let sawDone = false;
-  // Parts of the batch being decoded: a throw midway still delivers them before the error.
-  let parts: StreamPart[] = [];
-  // The decoder keeps nothing of a chunk, so the parser may hand back the object of an earlier one.
-  const parseEvent = createEventJsonParser();
-  try {
-    const sse = readSseBatches(response.body, {
+  const end = yield* readJsonEvents(
+    response.body,
+    decoder,
+    (chunk, _event, parts) => decoder.push(chunk, parts),
+    {
       signal,
       stallMs: conn.stallMs,
-      onInvalidLine: (line) => void (firstInvalidLine ??= line),
-    });
-    read: for await (const batch of sse) {
-      for (const event of batch) {
-        events++;
-        if (event.data.trim() === '[DONE]') {
-          sawDone = true;
-          break read;
-        }
-        let chunk: unknown;
-        try {
-          chunk = parseEvent(event.data);
-        } catch {
-          yield append(parts, decoder.fail(invalidJsonFailure(event.data)));
-          return;
-        }
-        decoder.push(chunk, parts);
-        if (decoder.closed) {
-          yield parts;
-          return;
-        }
-      }
-      const done = parts;
-      parts = [];
-      yield done;
-    }
-  } catch (e) {
-    yield append(
-      parts,
-      decoder.fail(
-        e instanceof HearthFailure
-          ? e.error
-          : hearthError('model.stream_failed', `Reading the reply failed: ${String(e)}`, { retryable: true }),
-      ),
-    );
-    return;
-  }
-  if (events === 0) yield append(parts, decoder.fail(notAStreamFailure(firstInvalidLine, contentType)));
-  else yield append(parts, decoder.end(sawDone));
+      // The decoder keeps nothing of a chunk, so the parser may hand back the object of an earlier one.
+      parse: createEventJsonParser(),
+      isDone: (data) => data.trim() === '[DONE]',
+    },
+  );
+  if (!end) return;
+  yield append(
+    end.parts,
+    end.events === 0
+      ? decoder.fail(notAStreamFailure(end.firstInvalidLine, contentType))
+      : decoder.end(end.sawDone),
+  );
 }
 
 /** A server that ignored `stream: true` (or reported an error as a 200 JSON body). */
