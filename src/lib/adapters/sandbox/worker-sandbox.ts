@@ -70,7 +70,7 @@ export class WorkerSandbox implements Sandbox {
   readonly #engines: EngineSource;
   readonly #timeoutMs: number;
   readonly #slots = new Map<string, Slot>();
-  /** A worker that serves no workspace yet, Python loading in it: the next new slot takes it. */
+  /** A worker that serves no workspace yet, Python loading in it (who takes it: `#takeSpare`). */
   #spare: {
     worker: Promise<Booted | { unprotected: string }>;
     /** Set once it has booted. */
