@@ -4,8 +4,7 @@ import { CHAT_PAGE_SIZE, type ChatMessage, type ChatMessageRole } from '$lib/por
 import { defineTool, failure, success, type ToolContext, type ToolOutcome } from '../tool';
 import { nonNegativeInt, optionalString, requiredString } from '../workspace/params';
 import { chatReadFailure, requireChat, visibleMessageCount } from './chat-access';
-import { mayContain, SearchTexts, tokenPairs } from './search-texts';
-import { WordIndex } from './word-index';
+import { isWordToken, WordIndex } from './word-index';
 
 export const DEFAULT_SEARCH_LIMIT = 20;
 export const MAX_SEARCH_LIMIT = 50;
@@ -134,7 +133,10 @@ async function search(input: Input, ctx: ToolContext): Promise<ToolOutcome> {
   return render(filters.query, bestHits(scanned, tokens, filters.limit));
 }
 
-/** The best `limit` of `messages` for `tokens`, scored through the word index when it can answer. */
+/**
+ * The best `limit` of `messages` for `tokens`, scored through the word index when it can answer;
+ * texts it has not indexed yet are scanned, and indexed after the search.
+ */
 function bestHits(
   messages: readonly ChatMessage[],
   tokens: readonly string[],
@@ -143,12 +145,10 @@ function bestHits(
   const scorer = tokenScorer(tokens);
   const weights = tokens.map(tokenWeight);
   const total = weights.reduce((a, b) => a + b, 0);
-  const matched = wordIndex.matchedWeights(
-    messages.map((m) => m.text),
-    tokens,
-    weights,
-    lowersText(tokens),
-  );
+  const texts = messages.map((m) => m.text);
+  const lower = lowersText(tokens);
+  const matched = wordIndex.matchedWeights(texts, tokens, weights, lower, true);
+  if (!matched && tokens.every(isWordToken)) wordIndex.indexSoon(texts, lower);
   const top = new TopHits(limit, (text) => scorer(text).matchAt);
   messages.forEach((message, i) => {
     const score = matched ? matched[i]! / total : scorer(message.text).score;
@@ -286,9 +286,11 @@ export function buildQueryTokens(query: string): string[] {
 
 export const tokenWeight = (token: string): number => Math.max(1, Math.min(countChars(token), 8));
 
-/** The texts this worker's searches have scored (see `search-texts.ts`, `word-index.ts`). */
-const searchTexts = new SearchTexts();
+/** The chat texts this worker's searches have scored, by word (see `word-index.ts`). */
 const wordIndex = new WordIndex();
+
+/** Resolves once the texts earlier searches left to index are indexed (for tests and benchmarks). */
+export const searchIndexSettled = (): Promise<void> => wordIndex.settled();
 
 /** Whether texts are searched lowercased: when some token has an ASCII letter. */
 const lowersText = (tokens: readonly string[]): boolean => tokens.some((t) => /[A-Za-z]/.test(t));
@@ -298,22 +300,16 @@ const lowersText = (tokens: readonly string[]): boolean => tokens.some((t) => /[
  * lowercased only when some token has an ASCII letter. `matchAt` is the character position of
  * the earliest match (−1 when nothing matched).
  */
-export function tokenScorer(
-  tokens: readonly string[],
-  texts: SearchTexts = searchTexts,
-): (text: string) => { score: number; matchAt: number } {
+export function tokenScorer(tokens: readonly string[]): (text: string) => { score: number; matchAt: number } {
   const weights = tokens.map(tokenWeight);
   const total = weights.reduce((a, b) => a + b, 0);
   const lower = lowersText(tokens);
-  const pairs = tokens.map(tokenPairs);
   return (text) => {
     if (total === 0 || text.trim() === '') return { score: 0, matchAt: -1 };
-    const form = texts.form(text, lower);
-    const haystack = form.text;
+    const haystack = lower ? text.toLowerCase() : text;
     let matched = 0;
     let first = -1;
     for (let i = 0; i < tokens.length; i++) {
-      if (!mayContain(form.pairs, pairs[i]!)) continue;
       const at = haystack.indexOf(tokens[i]!);
       if (at < 0) continue;
       matched += weights[i]!;

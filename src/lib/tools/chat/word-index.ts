@@ -11,9 +11,12 @@
  * forgotten ones' postings outnumber the rest, the kept texts are indexed anew.
  *
  * There is one index per form of the texts (lowercased, or as is), as the scorer searches them.
+ * Indexing a chat costs more than scanning it once, so a search that finds its texts not indexed
+ * yet leaves them to `indexSoon`, which indexes them in slices between the worker's other work.
  */
 
-import { MAX_CACHED_CHARS } from './search-texts';
+/** Characters of text kept indexed, per form (the texts indexed first are forgotten first). */
+export const MAX_CACHED_CHARS = 16_000_000;
 
 const WORD_TOKEN = /^[\p{Alphabetic}\p{N}_]+$/u;
 const WORD_CHAR = /[\p{Alphabetic}\p{N}_]/u;
@@ -190,6 +193,11 @@ class FormIndex {
     for (const text of this.#ids.keys()) this.#ids.set(text, this.#add(text));
   }
 
+  /** The text's id, or -1 when it is not indexed. */
+  known(text: string): number {
+    return this.#ids.get(text) ?? -1;
+  }
+
   /** The text's id, indexing it first if it is new. */
   id(text: string): number {
     const known = this.#ids.get(text);
@@ -277,13 +285,53 @@ class FormIndex {
   }
 }
 
+/** How long one slice of background indexing may hold the thread. */
+const SLICE_MS = 4;
+
 export class WordIndex {
   #lower: FormIndex;
   #raw: FormIndex;
+  /** Per form: the texts left to index in the background (the latest search's), and where it is. */
+  #pending = new Map<FormIndex, { texts: readonly string[]; next: number }>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #settled: (() => void)[] = [];
 
   constructor(maxChars: number = MAX_CACHED_CHARS) {
     this.#lower = new FormIndex((t) => t.toLowerCase(), maxChars);
     this.#raw = new FormIndex((t) => t, maxChars);
+  }
+
+  /**
+   * Indexes `texts` in one form in slices of a few milliseconds, each after the worker's waiting
+   * work. A later call for the same form replaces what is left of an earlier one.
+   */
+  indexSoon(texts: readonly string[], lower: boolean): void {
+    this.#pending.set(lower ? this.#lower : this.#raw, { texts, next: 0 });
+    this.#timer ??= setTimeout(() => this.#slice(), 0);
+  }
+
+  /** Resolves once the texts left by `indexSoon` are indexed. */
+  settled(): Promise<void> {
+    if (this.#timer === undefined) return Promise.resolve();
+    return new Promise((resolve) => this.#settled.push(resolve));
+  }
+
+  #slice(): void {
+    const until = performance.now() + SLICE_MS;
+    for (const [form, work] of this.#pending) {
+      while (work.next < work.texts.length && performance.now() < until) {
+        // Checked every few texts: a clock read costs about as much as indexing a short message.
+        for (let n = 0; n < 8 && work.next < work.texts.length; n++) form.id(work.texts[work.next++]!);
+      }
+      if (work.next < work.texts.length) break;
+      this.#pending.delete(form);
+    }
+    if (this.#pending.size > 0) {
+      this.#timer = setTimeout(() => this.#slice(), 0);
+      return;
+    }
+    this.#timer = undefined;
+    for (const resolve of this.#settled.splice(0)) resolve();
   }
 
   /** Texts kept in one form's index. */
@@ -293,19 +341,25 @@ export class WordIndex {
 
   /**
    * For each text, the summed weight of the tokens that occur in its form (lowercased when
-   * `lower`); null when some token is not a word token (see `isWordToken`).
+   * `lower`); null when some token is not a word token (see `isWordToken`), or, with `indexed`,
+   * when some text is not indexed yet (else it is indexed first).
    */
   matchedWeights(
     texts: readonly string[],
     tokens: readonly string[],
     weights: readonly number[],
     lower: boolean,
+    indexed = false,
   ): Float64Array | null {
     if (!tokens.every(isWordToken)) return null;
     const form = lower ? this.#lower : this.#raw;
     form.compact();
     const ids = new Int32Array(texts.length);
-    for (let i = 0; i < texts.length; i++) ids[i] = form.id(texts[i]!);
+    for (let i = 0; i < texts.length; i++) {
+      const id = indexed ? form.known(texts[i]!) : form.id(texts[i]!);
+      if (id < 0) return null;
+      ids[i] = id;
+    }
     const matched = new Float64Array(form.idLimit);
     // A pair of letters or digits is in nearly every text's words: the pair bitmaps answer faster.
     const pairTokens: { bit: number; weight: number }[] = [];

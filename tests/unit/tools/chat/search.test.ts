@@ -7,6 +7,7 @@ import {
   chatSearchTool,
   formatScore,
   normalizeQuery,
+  searchIndexSettled,
   snippet,
   tokenScorer,
   tokenWeight,
@@ -305,6 +306,19 @@ describe('chat.search over the fixture chat', () => {
     ]);
     expect(out.effects).toEqual([]);
   });
+
+  it.each(['red dragon', 'Dragon', 'river noon', '(29'])(
+    'answers %j the same before and after the chat is indexed',
+    async (query) => {
+      // A chat of its own: its texts are new to the worker's index, so the first search scans them.
+      const messages = fixture(400).map((m) => ({ ...m, text: `${m.text} [${query}]` }));
+      const first = await run({ query, limit: 50 }, messages);
+      await searchIndexSettled();
+      const second = await run({ query, limit: 50 }, messages);
+      expect(second.out.structured).toEqual(first.out.structured);
+      expect(hitsOf(first.out).length).toBeGreaterThan(0);
+    },
+  );
 
   it('matches a single word by its bigrams too, with known partial scores', async () => {
     // `dragon` → dragon(6) dr ra ag go on (2 each) = 16. Filler: "Message" has `ag`, "along" and

@@ -111,6 +111,28 @@ describe('WordIndex', () => {
     expect([index.size(false), index.size(true)]).toEqual([2, 1]);
   });
 
+  it('answers only for indexed texts when asked to, and indexes them in the background', async () => {
+    const index = new WordIndex();
+    const texts = Array.from({ length: 3_000 }, (_, i) => `message ${i} about the lamp`);
+    expect(index.matchedWeights(texts, ['lamp'], [4], true, true)).toBeNull();
+    index.indexSoon(texts, true);
+    expect(index.size(true)).toBe(0);
+    await index.settled();
+    expect(index.size(true)).toBe(3_000);
+    const got = index.matchedWeights(texts, ['lamp', '299'], [4, 3], true, true);
+    expect(got && [...got]).toEqual(plainWeights(texts, ['lamp', '299'], [4, 3], true));
+  });
+
+  it('keeps only the latest texts left to index for a form', async () => {
+    const index = new WordIndex();
+    index.indexSoon(['an old chat'], true);
+    index.indexSoon(['a new chat', 'and more'], true);
+    index.indexSoon(['Kept As Is'], false);
+    await index.settled();
+    expect([index.size(true), index.size(false)]).toEqual([2, 1]);
+    expect(index.matchedWeights(['an old chat'], ['old'], [3], true, true)).toBeNull();
+  });
+
   it('does not answer for tokens with characters outside words', () => {
     expect(new WordIndex().matchedWeights(['a b'], ['a b'], [3], true)).toBeNull();
   });
