@@ -121,7 +121,9 @@ async function search(input: Input, ctx: ToolContext): Promise<ToolOutcome> {
     if (readEnd > Math.max(pageStart, start)) {
       const page = await chat.readBefore(readEnd, readEnd - Math.max(pageStart, start));
       if (!page.ok) return chatReadFailure(page.error);
-      for (const message of page.value) {
+      // Newest first: a scan that finds enough full matches early can skip the older messages.
+      for (let k = page.value.length - 1; k >= 0; k--) {
+        const message = page.value[k]!;
         if (message.index < start || message.index > end) continue;
         if (filters.role !== undefined && message.role !== filters.role) continue;
         scanned.push(message);
@@ -150,12 +152,49 @@ function bestHits(
   const matched = wordIndex.matchedWeights(texts, tokens, weights, lower, true);
   if (!matched && tokens.every(isWordToken)) wordIndex.indexSoon(texts, lower);
   const top = new TopHits(limit, (text) => scorer(text).matchAt);
-  messages.forEach((message, i) => {
-    const score = matched ? matched[i]! / total : scorer(message.text).score;
-    if (score > 0) top.offer(message, score);
-  });
+  if (matched) {
+    messages.forEach((message, i) => {
+      if (matched[i]! > 0) top.offer(message, matched[i]! / total);
+    });
+  } else {
+    scanInto(top, messages, tokens, weights, lower);
+  }
   return top.sorted();
 }
+
+/**
+ * Scores `messages` (newest first) by substring search into `top`. A message is left as soon as
+ * the tokens not looked for yet could no longer lift it into the top hits; the tokens missed most
+ * so far are looked for first, since a miss is what lets a message go.
+ */
+function scanInto(
+  top: TopHits,
+  messages: readonly ChatMessage[],
+  tokens: readonly string[],
+  weights: readonly number[],
+  lower: boolean,
+): void {
+  const total = weights.reduce((a, b) => a + b, 0);
+  const order = tokens.map((_, i) => i);
+  const misses = new Array<number>(tokens.length).fill(0);
+  messages.forEach((message, m) => {
+    if (m % REORDER_EVERY === REORDER_EVERY - 1) order.sort((a, b) => misses[b]! - misses[a]!);
+    if (!top.mayTake(1, message.index)) return;
+    const haystack = lower ? message.text.toLowerCase() : message.text;
+    let matched = 0;
+    let left = total;
+    for (const t of order) {
+      if (!top.mayTake((matched + left) / total, message.index)) return;
+      left -= weights[t]!;
+      if (haystack.includes(tokens[t]!)) matched += weights[t]!;
+      else misses[t]!++;
+    }
+    if (matched > 0) top.offer(message, matched / total);
+  });
+}
+
+/** Messages between two reorderings of a scan's tokens. */
+const REORDER_EVERY = 256;
 
 function render(query: string, hits: readonly ChatSearchHit[]): ToolOutcome {
   const content =
@@ -183,6 +222,12 @@ class TopHits {
     private readonly limit: number,
     private readonly matchAt: (text: string) => number,
   ) {}
+
+  /** Whether a message of this index with this score would be kept. */
+  mayTake(score: number, index: number): boolean {
+    const worst = this.#kept.length === this.limit ? this.#kept[this.#kept.length - 1]! : undefined;
+    return worst === undefined || isBetter(score, index, worst.score, worst.message.index);
+  }
 
   offer(message: ChatMessage, score: number) {
     const kept = this.#kept;

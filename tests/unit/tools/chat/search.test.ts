@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HearthFailure } from '$lib/domain/errors';
 import type { ChatMessage, ChatMessageRole } from '$lib/ports/chat-context';
@@ -319,6 +320,29 @@ describe('chat.search over the fixture chat', () => {
       expect(hitsOf(first.out).length).toBeGreaterThan(0);
     },
   );
+
+  it('ranks the same by scanning (leaving hopeless messages early) as through the index', async () => {
+    const word = fc.constantFrom('red', 'dragon', 'Dragons', 'fox', 'ran', 'a', 'drag', '竜', 'の');
+    let round = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(word, { maxLength: 6 }), { minLength: 1, maxLength: 40 }),
+        fc.array(word, { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 1, max: 6 }),
+        async (texts, query, limit) => {
+          // Texts this worker has not indexed yet: a suffix of non-word characters per round.
+          const suffix = '·'.repeat(++round);
+          const messages = texts.map((t, i) => message(i, roleOf(i), `${t.join(' ')} ${suffix}`));
+          const args = { query: query.join(' '), limit };
+          const scanned = await run(args, messages);
+          await searchIndexSettled();
+          const indexed = await run(args, messages);
+          expect(scanned.out.structured).toEqual(indexed.out.structured);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
 
   it('matches a single word by its bigrams too, with known partial scores', async () => {
     // `dragon` → dragon(6) dr ra ag go on (2 each) = 16. Filler: "Message" has `ag`, "along" and
