@@ -90,7 +90,14 @@ async function readHandle(handle: FileSystemFileHandle): Promise<Uint8Array> {
 
 /** Writes go to a swap file that replaces the file on close, so a failed write is aborted and the old content stays. */
 async function writeHandle(handle: FileSystemFileHandle, data: Uint8Array, appendAt?: number) {
-  const stream = await handle.createWritable({ keepExistingData: appendAt !== undefined });
+  await writeThrough(
+    await handle.createWritable({ keepExistingData: appendAt !== undefined }),
+    data,
+    appendAt,
+  );
+}
+
+async function writeThrough(stream: FileSystemWritableFileStream, data: Uint8Array, appendAt?: number) {
   try {
     if (appendAt !== undefined) await stream.seek(appendAt);
     await stream.write(data as Uint8Array<ArrayBuffer>);
@@ -99,6 +106,25 @@ async function writeHandle(handle: FileSystemFileHandle, data: Uint8Array, appen
     await stream.abort().catch(() => undefined);
     throw e;
   }
+}
+
+/**
+ * A stream replacing the file, opened while its content is read and hashed (nothing reaches the
+ * file before `close`); null, with the stream aborted, when the content does not hash to `sha256`.
+ */
+async function openIfUnchanged(
+  handle: FileSystemFileHandle,
+  sha256: string,
+): Promise<FileSystemWritableFileStream | null> {
+  const [current, opened] = await Promise.allSettled([
+    readHandle(handle).then(sha256Hex),
+    handle.createWritable(),
+  ]);
+  if (opened.status === 'rejected') throw opened.reason;
+  if (current.status === 'fulfilled' && current.value === sha256) return opened.value;
+  await opened.value.abort().catch(() => undefined);
+  if (current.status === 'rejected') throw current.reason;
+  return null;
 }
 
 /** Writes the file `entry` is (creating it when null); a file created for a write that failed is removed again. */
@@ -282,16 +308,19 @@ class OpfsWorkspace implements Workspace {
           const entry = await entryIn(dir.value, name);
           if (entry?.kind === 'directory') return pathIsDirectory(path);
           if (guard.kind === 'absent' && entry) return conflict(path, 'already exists');
+          const hashed = sha256Hex(data);
           if (guard.kind === 'sha256') {
             if (!entry) {
               confirmMissing();
               return fileNotFound(path);
             }
-            if ((await sha256Hex(await readHandle(entry.handle))) !== guard.sha256)
-              return conflict(path, 'has changed');
+            const stream = await openIfUnchanged(entry.handle, guard.sha256);
+            if (!stream) return conflict(path, 'has changed');
+            await writeThrough(stream, data);
+          } else {
+            await writeNew(dir.value, name, entry, (handle) => writeHandle(handle, data));
           }
-          await writeNew(dir.value, name, entry, (handle) => writeHandle(handle, data));
-          return ok({ sha256: await sha256Hex(data) });
+          return ok({ sha256: await hashed });
         }),
       `save the file ${path}`,
     );

@@ -108,6 +108,35 @@ describe('opfs: layout', () => {
   });
 });
 
+describe('opfs: a refused guarded write', () => {
+  it('leaves the file and nothing beside it (the stream it opened is aborted)', async () => {
+    const key = `sessions/refused-${crypto.randomUUID()}`;
+    const opened = await store.open(key);
+    if (!opened.ok) throw new Error(opened.error.message);
+    const ws = opened.value;
+    try {
+      const first = await ws.write(p('work/a.txt').value, enc('v1'));
+      if (!first.ok) throw new Error(first.error.message);
+      await ws.write(p('work/a.txt').value, enc('v1 changed elsewhere'));
+      const refused = await ws.write(p('work/a.txt').value, enc('v2'), {
+        kind: 'sha256',
+        sha256: first.value.sha256,
+      });
+      expect(refused.ok ? 'written' : refused.error.code).toBe('workspace.conflict');
+      let dir = await navigator.storage.getDirectory();
+      for (const segment of ['workspaces', ...key.split('/'), 'work'])
+        dir = await dir.getDirectoryHandle(segment);
+      const names: string[] = [];
+      for await (const name of (dir as unknown as { keys(): AsyncIterable<string> }).keys()) names.push(name);
+      expect(names).toEqual(['a.txt']);
+      const file = await (await dir.getFileHandle('a.txt')).getFile();
+      expect(await file.text()).toBe('v1 changed elsewhere');
+    } finally {
+      await store.delete(key);
+    }
+  });
+});
+
 describe('opfs: directories changed behind a store', () => {
   // Another tab's store: its changes never pass through `store`, which keeps handles it walked to.
   const other = new OpfsWorkspaceStore();
