@@ -1,4 +1,4 @@
-import type { Workspace } from '$lib/ports/workspace';
+import type { Workspace, WorkspaceStore } from '$lib/ports/workspace';
 
 /** A workspace that forwards to `ws` except for the methods in `patch` (class methods do not spread). */
 export function overrideWorkspace(ws: Workspace, patch: Partial<Omit<Workspace, 'key'>>): Workspace {
@@ -11,5 +11,21 @@ export function overrideWorkspace(ws: Workspace, patch: Partial<Omit<Workspace, 
     list: (d) => ws.list(d),
     remove: (p) => ws.remove(p),
     ...patch,
+  };
+}
+
+/** A store over `inner` whose workspaces record each read-ahead in `prefetched`: `[key, ...dirs]`. */
+export function prefetchRecordingStore(inner: WorkspaceStore, prefetched: string[][]): WorkspaceStore {
+  return {
+    delete: (key) => inner.delete(key),
+    async open(key) {
+      const opened = await inner.open(key);
+      if (!opened.ok) return opened;
+      const ws = opened.value;
+      return {
+        ok: true,
+        value: overrideWorkspace(ws, { prefetch: async (dirs) => void prefetched.push([ws.key, ...dirs]) }),
+      };
+    },
   };
 }

@@ -151,8 +151,9 @@ export class HearthClient {
     /** Runs a command with the agent's shell: progress items (first Python call), then `done`. */
     shell: (sessionId: string, command: string, workdir?: string) =>
       this.#rpc.stream('workspace.shell', { sessionId, command, workdir }),
-    /** A conversation with this profile opened: its shell's Python starts loading, if it has one. */
-    warmShell: (profileId: string) => this.#rpc.call('workspace.warmShell', { profileId }),
+    /** A conversation opened: its shell's Python starts loading, and a session's files are read ahead. */
+    warm: (profileId: string, sessionId?: string) =>
+      this.#rpc.call('workspace.warm', sessionId ? { profileId, sessionId } : { profileId }),
   };
 
   readonly connections = {

@@ -149,10 +149,12 @@ export type WorkspaceMethods = {
    */
   'workspace.attachSandboxHost': (p: { port: MessagePort }) => null;
   /**
-   * A conversation with this profile opened: when the profile has the shell, its Python starts
-   * loading in the background (once; the first `python` call then waits less or not at all).
+   * A conversation with this profile opened; its first tool calls are likely soon. When the
+   * profile has the shell, its Python starts loading in the background (once; the first `python`
+   * call then waits less or not at all). For a session, its visible files are read into the
+   * runtime's cache meanwhile (the first search then reads memory).
    */
-  'workspace.warmShell': (p: { profileId: string }) => null;
+  'workspace.warm': (p: { profileId: string; sessionId?: string }) => null;
   /** Adds files under `dir` (a writable root); a taken name gets ` (2)`. Returns the paths written. */
   'workspace.upload': (p: {
     sessionId: string;

@@ -6,7 +6,7 @@ import { sessionProfile } from '$lib/domain/profile';
 import type { RunUpdate } from '$lib/domain/run-update';
 import { parseWorkspacePath } from '$lib/domain/workspace-path';
 import { sessionWorkspaceKey } from '$lib/runtime/sessions';
-import type { Workspace } from '$lib/ports/workspace';
+import { prefetchRecordingStore } from '../../support/workspace-override';
 import { collect, openTab, runtimeHarness } from '../../support/runtime-harness';
 import { scriptedGateway } from '../../support/scripted-gateway';
 
@@ -41,25 +41,7 @@ describe('a Session run', () => {
     const prefetched: string[][] = [];
     const model = scriptedGateway([{ text: 'Hello.' }]);
     const h = runtimeHarness(model.gateway, {
-      files: (memory) => ({
-        delete: (key) => memory.delete(key),
-        async open(key) {
-          const opened = await memory.open(key);
-          if (!opened.ok) return opened;
-          const ws = opened.value;
-          const recording: Workspace = {
-            key: ws.key,
-            stat: (path) => ws.stat(path),
-            read: (path) => ws.read(path),
-            write: (path, data, guard) => ws.write(path, data, guard),
-            append: (path, data) => ws.append(path, data),
-            list: (dir) => ws.list(dir),
-            remove: (path) => ws.remove(path),
-            prefetch: async (dirs) => void prefetched.push([ws.key, ...dirs]),
-          };
-          return { ok: true, value: recording };
-        },
-      }),
+      files: (memory) => prefetchRecordingStore(memory, prefetched),
     });
     const session = await h.service.create();
     await collect(h.service.send(session.id, 'hi'));

@@ -97,11 +97,13 @@ export function workspaceHandlers(ctx: RuntimeContext): Handlers<WorkspaceMethod
         return null;
       },
 
-      async 'workspace.warmShell'({ profileId }) {
+      async 'workspace.warm'({ profileId, sessionId }) {
         const profile = resolveProfile(profileId, await ctx.stores.profiles.get(profileId))?.profile;
         const shell = builtinToolId('workspace.shell');
         if (profile?.tools.allow.includes(shell) && !profile.tools.deny.includes(shell))
           ctx.options.sandbox?.warm?.();
+        if (sessionId !== undefined)
+          void (await open(sessionId)).prefetch?.(roots.visible.map((root) => root as WorkspacePath));
         return null;
       },
 
