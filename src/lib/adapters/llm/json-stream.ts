@@ -8,6 +8,7 @@ import {
   webPageFailure,
   type FailureHints,
 } from './http-failures';
+import { createEventJsonParser } from './event-json';
 import { readSseBatches } from './sse';
 
 /**
@@ -15,7 +16,11 @@ import { readSseBatches } from './sse';
  * first output of any method starts with `turn-start`; after `finish` or `error` it returns nothing.
  */
 export interface JsonStreamDecoder {
-  /** Parts for one SSE event whose data parsed as JSON; `event` is the SSE event name, if any. */
+  /**
+   * Parts for one SSE event whose data parsed as JSON; `event` is the SSE event name, if any.
+   * Nothing of `data` may be kept past the call (copy what a part carries): the next event's
+   * data can be the same object, changed (see `event-json.ts`).
+   */
   push(data: unknown, event?: string): StreamPart[];
   /** A whole JSON reply (a server that answered without streaming), then `end()` follows. */
   pushJson(body: unknown): StreamPart[];
@@ -95,7 +100,8 @@ export interface JsonEventsEnd {
 
 /**
  * Reads SSE events with JSON data into a decoder, one batch of parts per network chunk (a throw
- * midway still delivers the batch's parts before the error). Returns null when the turn ended
+ * midway still delivers the batch's parts before the error). `push` must keep nothing of the
+ * data it is given, as `JsonStreamDecoder.push`. Returns null when the turn ended
  * inside (the decoder closed, or its `error` part was delivered), else how the body ended.
  */
 export async function* readJsonEvents(
@@ -105,12 +111,12 @@ export async function* readJsonEvents(
   opts: {
     signal: AbortSignal;
     stallMs: number;
-    parse?: (data: string) => unknown;
     /** An end marker that is not JSON (OpenAI's `[DONE]`). */
     isDone?: (data: string) => boolean;
   },
 ): AsyncGenerator<StreamPart[], JsonEventsEnd | null> {
-  const parse = opts.parse ?? JSON.parse;
+  // `push` keeps nothing of an event's data, so the parser may hand back an earlier event's object.
+  const parse = createEventJsonParser();
   let firstInvalidLine: string | undefined;
   let events = 0;
   let parts: StreamPart[] = [];

@@ -138,7 +138,7 @@ export function createAnthropicDecoder(opts: { warnings?: string[] } = {}): Anth
       }
       case 'redacted_thinking':
         slot.done = true;
-        out.push({ type: 'native', provider: ANTHROPIC_PROVIDER, value: { ...block } });
+        out.push({ type: 'native', provider: ANTHROPIC_PROVIDER, value: structuredClone(block) });
         return;
       case 'tool_use': {
         toolCount++;

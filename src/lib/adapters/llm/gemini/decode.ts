@@ -139,7 +139,7 @@ export function createGeminiDecoder(opts: GeminiDecoderOptions = {}): GeminiDeco
       return;
     }
     closeOpen(out);
-    out.push({ type: 'native', provider: GEMINI_PROVIDER, value: { ...p } });
+    out.push({ type: 'native', provider: GEMINI_PROVIDER, value: structuredClone(p) });
   };
 
   const chunk = (out: StreamPart[], data: unknown) => {

@@ -1,7 +1,6 @@
 import type { ModelRequest, StreamPart } from '$lib/domain/model';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import { append, readJsonEvents } from '../json-stream';
-import { createEventJsonParser } from '../event-json';
 import {
   DEFAULT_STALL_MS,
   defaultFetch,
@@ -104,8 +103,6 @@ async function* decodeStream(
     {
       signal,
       stallMs: conn.stallMs,
-      // The decoder keeps nothing of a chunk, so the parser may hand back the object of an earlier one.
-      parse: createEventJsonParser(),
       isDone: (data) => data.trim() === '[DONE]',
     },
   );

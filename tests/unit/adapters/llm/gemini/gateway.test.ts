@@ -262,3 +262,22 @@ describe('geminiGateway failures', () => {
     expect(parts.at(-1)).toMatchObject({ type: 'finish', reason: { unified: 'stop' } });
   });
 });
+
+describe('geminiGateway parts', () => {
+  it('keeps each native part as it came, though later events of its shape reuse the parsed object', async () => {
+    const event = (code: string) =>
+      `data: ${JSON.stringify({
+        candidates: [
+          { content: { parts: [{ executableCode: { language: 'PYTHON', code } }], role: 'model' }, index: 0 },
+        ],
+      })}\n\n`;
+    const codes = ['print(1)', 'print(2)', 'print(3)', 'print(4)', 'print(5)'];
+    const last = `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: 'Done.' }], role: 'model' }, finishReason: 'STOP', index: 0 }] })}\n\n`;
+    const { parts } = await run(codes.map(event).join('') + last);
+    const natives = parts.filter((p) => p.type === 'native');
+    expect(natives.map((p) => (p.value as { executableCode: { code: string } }).executableCode.code)).toEqual(
+      codes,
+    );
+    expect(parts.at(-1)?.type).toBe('finish');
+  });
+});
