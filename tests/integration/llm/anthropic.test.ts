@@ -5,14 +5,6 @@ import { assembleReply } from '$lib/domain/model-reply';
 import { anthropicGateway } from '$lib/adapters/llm/anthropic/gateway';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scripted-llm-server';
 import { collect } from '../../support/replay-fetch';
-import {
-  IMAGE_SCENARIOS,
-  imageRequests,
-  PNG,
-  JPEG,
-  readFixture,
-  requestFixture,
-} from '../../support/image-requests';
 
 const KEY = 'sk-ant-scripted-key';
 let server: ScriptedLlmServer;
@@ -304,72 +296,5 @@ describe('anthropic gateway against the scripted server', () => {
       { type: 'tool-call', callId: 'toolu_T', rawArguments: '{"path":"a.md","content":"lo' },
       { type: 'finish', reason: { unified: 'length', raw: 'max_tokens' } },
     ]);
-  });
-});
-
-describe('anthropic images on the wire (scripted server)', () => {
-  it.each(IMAGE_SCENARIOS)(
-    '%s: the server receives the recorded body (request-%s.json)',
-    async (scenario) => {
-      server.script({ text: ['ok'] });
-      const parts = await collect(
-        gateway().stream(imageRequests[scenario]('claude-sonnet-4-5'), new AbortController().signal),
-      );
-      expect(text(parts)).toBe('ok');
-      const fixture = readFixture(requestFixture('anthropic', `request-${scenario}.json`));
-      expect(server.requests[0]?.body).toEqual(fixture.body);
-      expect(parts[0]).toEqual({ type: 'turn-start', warnings: fixture.warnings });
-    },
-  );
-
-  it('a tool’s two images reach the request after the scripted call', async () => {
-    server.script(
-      { toolCalls: [{ name: 'mcp__x__screenshot', arguments: ['{"url":', '"https://example.test"}'] }] },
-      { text: ['I see a chart.'] },
-    );
-    const base = imageRequests['user-image']('claude-sonnet-4-5');
-    const tools = imageRequests['tool-images']('claude-sonnet-4-5').tools;
-    const first = await collect(gateway().stream({ ...base, tools }, new AbortController().signal));
-    const call = first.find((p) => p.type === 'tool-call');
-    if (call?.type !== 'tool-call') throw new Error('expected a tool call');
-    const assistant: ModelMessage = { role: 'assistant', parts: assembleReply(first) };
-    const result: ModelMessage = {
-      role: 'tool',
-      parts: [
-        {
-          type: 'tool-result',
-          callId: call.callId,
-          name: call.name,
-          content: 'Took 2 screenshots.',
-          isError: false,
-          images: [
-            { path: 'work/plot.png', mimeType: 'image/png', data: PNG },
-            { path: 'tool-results/shot.jpg', mimeType: 'image/jpeg', data: JPEG },
-          ],
-        },
-      ],
-    };
-    const second = await collect(
-      gateway().stream(
-        { ...base, tools, messages: [...base.messages, assistant, result] },
-        new AbortController().signal,
-      ),
-    );
-    expect(text(second)).toBe('I see a chart.');
-    const sent = server.requests[1]?.body as { messages: { role: string; content: unknown[] }[] };
-    expect(sent.messages.at(-1)).toEqual({
-      role: 'user',
-      content: [
-        {
-          type: 'tool_result',
-          tool_use_id: call.callId,
-          content: [
-            { type: 'text', text: 'Took 2 screenshots.' },
-            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
-            { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: JPEG } },
-          ],
-        },
-      ],
-    });
   });
 });

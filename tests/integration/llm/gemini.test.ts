@@ -5,14 +5,6 @@ import { assembleReply } from '$lib/domain/model-reply';
 import { geminiGateway } from '$lib/adapters/llm/gemini/gateway';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scripted-llm-server';
 import { collect } from '../../support/replay-fetch';
-import {
-  IMAGE_SCENARIOS,
-  imageRequests,
-  PNG,
-  JPEG,
-  readFixture,
-  requestFixture,
-} from '../../support/image-requests';
 
 const KEY = 'AIza-scripted-key';
 let server: ScriptedLlmServer;
@@ -342,78 +334,6 @@ describe('gemini gateway against the scripted server', () => {
     expect((await streamParts()).at(-1)).toMatchObject({
       type: 'finish',
       reason: { unified: 'length', raw: 'MAX_TOKENS' },
-    });
-  });
-});
-
-describe('gemini images on the wire (scripted server)', () => {
-  it.each(IMAGE_SCENARIOS)(
-    '%s: the server receives the recorded body (request-%s.json)',
-    async (scenario) => {
-      server.script({ text: ['ok'] });
-      const parts = await collect(
-        gateway().stream(imageRequests[scenario]('gemini-3-flash-preview'), new AbortController().signal),
-      );
-      expect(text(parts)).toBe('ok');
-      const fixture = readFixture(requestFixture('gemini', `request-${scenario}.json`));
-      expect(server.requests[0]?.body).toEqual(fixture.body);
-      expect(parts[0]).toEqual({ type: 'turn-start', warnings: fixture.warnings });
-    },
-  );
-
-  it('a tool’s two images reach the request after the scripted call', async () => {
-    server.script(
-      { toolCalls: [{ name: 'mcp__x__screenshot', arguments: ['{"url":', '"https://example.test"}'] }] },
-      { text: ['I see a chart.'] },
-    );
-    const base = imageRequests['user-image']('gemini-3-flash-preview');
-    const tools = imageRequests['tool-images']('gemini-3-flash-preview').tools;
-    const first = await collect(gateway().stream({ ...base, tools }, new AbortController().signal));
-    const call = first.find((p) => p.type === 'tool-call');
-    if (call?.type !== 'tool-call') throw new Error('expected a tool call');
-    const assistant: ModelMessage = { role: 'assistant', parts: assembleReply(first) };
-    const result: ModelMessage = {
-      role: 'tool',
-      parts: [
-        {
-          type: 'tool-result',
-          callId: call.callId,
-          name: call.name,
-          content: 'Took 2 screenshots.',
-          isError: false,
-          images: [
-            { path: 'work/plot.png', mimeType: 'image/png', data: PNG },
-            { path: 'tool-results/shot.jpg', mimeType: 'image/jpeg', data: JPEG },
-          ],
-        },
-      ],
-    };
-    const second = await collect(
-      gateway().stream(
-        { ...base, tools, messages: [...base.messages, assistant, result] },
-        new AbortController().signal,
-      ),
-    );
-    expect(text(second)).toBe('I see a chart.');
-    expect(server.requests[1]?.path).toBe(
-      '/v1beta/models/gemini-3-flash-preview:streamGenerateContent?alt=sse',
-    );
-    const sent = server.requests[1]?.body as { contents: unknown[] };
-    expect(sent.contents.at(-1)).toEqual({
-      role: 'user',
-      parts: [
-        {
-          functionResponse: {
-            id: call.callId,
-            name: 'mcp__x__screenshot',
-            response: { output: 'Took 2 screenshots.' },
-            parts: [
-              { inlineData: { mimeType: 'image/png', data: PNG } },
-              { inlineData: { mimeType: 'image/jpeg', data: JPEG } },
-            ],
-          },
-        },
-      ],
     });
   });
 });

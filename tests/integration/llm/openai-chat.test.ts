@@ -1,5 +1,3 @@
-import type { ModelMessage } from '$lib/domain/model';
-import { assembleReply } from '$lib/domain/model-reply';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ModelRequest, StreamPart } from '$lib/domain/model';
@@ -8,14 +6,6 @@ import { openAiChatGateway } from '$lib/adapters/llm/openai-chat/gateway';
 import { testConnection } from '$lib/adapters/llm/openai-chat/probe';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scripted-llm-server';
 import { collect } from '../../support/replay-fetch';
-import {
-  IMAGE_SCENARIOS,
-  imageRequests,
-  PNG,
-  JPEG,
-  readFixture,
-  requestFixture,
-} from '../../support/image-requests';
 
 const KEY = 'sk-scripted-key';
 let server: ScriptedLlmServer;
@@ -342,78 +332,3 @@ function freePort(): Promise<number> {
     });
   });
 }
-
-describe('openai-chat images on the wire (scripted server)', () => {
-  it.each(IMAGE_SCENARIOS)(
-    '%s: the server receives the recorded body (request-%s.json)',
-    async (scenario) => {
-      server.script({ text: ['ok'] });
-      const parts = await collect(
-        gateway().stream(imageRequests[scenario]('gpt-4o-mini'), new AbortController().signal),
-      );
-      expect(text(parts)).toBe('ok');
-      const fixture = readFixture(requestFixture('openai-chat', `request-${scenario}.json`));
-      expect(server.requests[0]?.body).toEqual(fixture.body);
-      expect(parts[0]).toEqual({ type: 'turn-start', warnings: fixture.warnings });
-    },
-  );
-
-  it('a tool’s two images reach the request after the scripted call', async () => {
-    server.script(
-      { toolCalls: [{ name: 'mcp__x__screenshot', arguments: ['{"url":', '"https://example.test"}'] }] },
-      { text: ['I see a chart.'] },
-    );
-    const base = imageRequests['user-image']('gpt-4o-mini');
-    const tools = imageRequests['tool-images']('gpt-4o-mini').tools;
-    const first = await collect(gateway().stream({ ...base, tools }, new AbortController().signal));
-    const call = first.find((p) => p.type === 'tool-call');
-    if (call?.type !== 'tool-call') throw new Error('expected a tool call');
-    const assistant: ModelMessage = { role: 'assistant', parts: assembleReply(first) };
-    const result: ModelMessage = {
-      role: 'tool',
-      parts: [
-        {
-          type: 'tool-result',
-          callId: call.callId,
-          name: call.name,
-          content: 'Took 2 screenshots.',
-          isError: false,
-          images: [
-            { path: 'work/plot.png', mimeType: 'image/png', data: PNG },
-            { path: 'tool-results/shot.jpg', mimeType: 'image/jpeg', data: JPEG },
-          ],
-        },
-      ],
-    };
-    const second = await collect(
-      gateway().stream(
-        { ...base, tools, messages: [...base.messages, assistant, result] },
-        new AbortController().signal,
-      ),
-    );
-    expect(text(second)).toBe('I see a chart.');
-    const sent = server.requests[1]?.body as { messages: unknown[] };
-    expect(sent.messages.slice(1)).toEqual([
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          {
-            id: call.callId,
-            type: 'function',
-            function: { name: 'mcp__x__screenshot', arguments: '{"url":"https://example.test"}' },
-          },
-        ],
-      },
-      { role: 'tool', tool_call_id: call.callId, content: 'Took 2 screenshots.' },
-      {
-        role: 'user',
-        content: [
-          { type: 'text', text: `Images returned by ${call.callId} (mcp__x__screenshot):` },
-          { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
-          { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${JPEG}` } },
-        ],
-      },
-    ]);
-  });
-});
