@@ -60,6 +60,9 @@ async function installFromFile(page: Page, file: { name: string; mimeType: strin
   await page.getByRole('button', { name: 'Install from file…' }).click();
   await (await chooser).setFiles(file);
   await page.getByRole('button', { name: 'Install', exact: true }).click();
+  // The review closes with what was installed, and focus is back where the person started.
+  await expect(page.locator('.ok-card')).toHaveText(/^Installed .+ \d+\.\d+\.\d+\.$/);
+  await expect(page.getByRole('button', { name: 'Install from file…' })).toBeFocused();
 }
 
 test('the image example: installed from a zip, allowed, called by an agent, and its chart reaches the model', async ({

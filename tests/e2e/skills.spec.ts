@@ -55,6 +55,8 @@ test('a zip of two skills: installed, seen and used by a Session agent, shown an
   await expect(review).toContainText('counter');
   await review.getByRole('radio', { name: 'Global (all agents)' }).check();
   await review.getByRole('button', { name: 'Install', exact: true }).click();
+  await expect(page.locator('.ok-card')).toHaveText(/^Installed “(tidy|counter)”, “(tidy|counter)”\.$/);
+  await expect(page.getByRole('button', { name: 'Install from file…' })).toBeFocused();
   await expect(skillCard(page, 'tidy')).toBeVisible();
   await expect(skillCard(page, 'counter')).toContainText('Counts words with a script.');
 
