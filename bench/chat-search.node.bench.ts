@@ -38,30 +38,30 @@ function chat(seed: number): ChatMessage[] {
   });
 }
 
-/** Every message with every query word found, as a score needs (the plain scan stops at the first). */
-function everyWordScan(messages: readonly ChatMessage[], query: string): number {
-  const words = query
+const words = (query: string) =>
+  query
     .toLowerCase()
     .split(/\s+/)
     .filter((w) => w !== '');
+
+/** Every message with every query word found, as a score needs (the plain scan stops at the first). */
+function everyWordScan(messages: readonly ChatMessage[], query: string): number {
+  const wanted = words(query);
   let found = 0;
   for (const m of messages) {
     const lower = m.text.toLowerCase();
-    for (const w of words) if (lower.includes(w)) found++;
+    for (const w of wanted) if (lower.includes(w)) found++;
   }
   return found;
 }
 
 /** Lowercase every message and test `includes` for each query word; messages with some word. */
 function plainScan(messages: readonly ChatMessage[], query: string): number {
-  const words = query
-    .toLowerCase()
-    .split(/\s+/)
-    .filter((w) => w !== '');
+  const wanted = words(query);
   let matched = 0;
   for (const m of messages) {
     const lower = m.text.toLowerCase();
-    if (words.some((w) => lower.includes(w))) matched++;
+    if (wanted.some((w) => lower.includes(w))) matched++;
   }
   return matched;
 }
