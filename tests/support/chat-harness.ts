@@ -21,17 +21,18 @@ import type { Connection } from '$lib/domain/connection';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import { ChatService } from '$lib/runtime/chats';
 import { RunService } from '$lib/runtime/run-service';
-import { builtinProvider, toolProviders } from '$lib/runtime/tool-catalog';
+import { builtinProvider, toolProviders, type ToolProvider } from '$lib/runtime/tool-catalog';
 import { chatScopeTools } from '$lib/tools/chat-scope';
 import { agentTools, handoffTool, taskReturnTool } from '$lib/tools/agent';
 import { workspaceTools } from '$lib/tools/workspace';
 
 /**
  * The Chat runtime on real Dexie (fake-indexeddb) and the memory workspace, with one character
- * (`c1`, Brindle) whose card has a greeting and an alternate greeting.
+ * (`c1`, Brindle) whose card has a greeting and an alternate greeting; `providers` add tool
+ * sources beside the builtins.
  */
 let n = 0;
-export async function chatHarness(gateway: ModelGateway) {
+export async function chatHarness(gateway: ModelGateway, options: { providers?: ToolProvider[] } = {}) {
   const db = openHearthDatabase(`hearth-chat-${++n}-${Math.random()}`);
   const workspaces = new TieredWorkspaceStore(new MemoryWorkspaceStore(), new DexieRecordStore(db));
   const runs = new DexieRunStore(db);
@@ -58,6 +59,7 @@ export async function chatHarness(gateway: ModelGateway) {
     },
     providers: toolProviders([
       builtinProvider([...workspaceTools, ...chatScopeTools, ...agentTools, handoffTool, taskReturnTool]),
+      ...(options.providers ?? []),
     ]),
     clock: systemClock,
     ids: randomIds,

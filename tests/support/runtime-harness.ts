@@ -13,7 +13,7 @@ import { memorySkills } from './memory-skills';
 import { TieredWorkspaceStore } from '$lib/adapters/tiered-workspace';
 import type { WorkspaceStore } from '$lib/ports/workspace';
 import { DexieProfileStore } from '$lib/adapters/db/profile-store';
-import { sessionProfile } from '$lib/domain/profile';
+import { sessionProfile, type ProfileV5 } from '$lib/domain/profile';
 import { memoryLocks } from '$lib/adapters/system/locks';
 import { randomIds, systemClock } from '$lib/adapters/system/clock';
 import type { Connection } from '$lib/domain/connection';
@@ -42,6 +42,8 @@ export function runtimeHarness(
     providers?: ToolProvider[] | ((db: HearthDatabase) => ToolProvider[]);
     /** Wraps the memory store that holds the workspaces' files. */
     files?: (memory: WorkspaceStore) => WorkspaceStore;
+    /** Changes the Session profile before it is stored. */
+    profile?: (profile: ProfileV5) => void;
   } = {},
 ) {
   const db = openHearthDatabase(`hearth-test-${++dbCounter}-${Math.random()}`);
@@ -52,10 +54,12 @@ export function runtimeHarness(
   const workspaces = new TieredWorkspaceStore(options.files?.(memory) ?? memory, new DexieRecordStore(db));
   const profiles = new DexieProfileStore(db);
   // The Session profile with the retry policy under test (the built-in retries 3 times, 3 s apart).
-  const ready = profiles.put({
+  const profile: ProfileV5 = {
     ...sessionProfile(),
     run: { ...sessionProfile().run, modelRetry: { maxRetries: options.maxRetries ?? 3, intervalMs: 1000 } },
-  });
+  };
+  options.profile?.(profile);
+  const ready = profiles.put(profile);
   const sleeps: number[] = [];
   /** The connections runs talked to, in order. */
   const connectionsUsed: Connection[] = [];

@@ -21,6 +21,16 @@ export const sessionRoots = (): WorkspaceRoots => ({
   readOnly: [...READ_ONLY_MOUNTS],
 });
 
+/** The roots a profile's `workspace` settings name, with the read-only mounts. */
+export const profileRoots = (workspace: {
+  visibleRoots: readonly string[];
+  writableRoots: readonly string[];
+}): WorkspaceRoots => ({
+  visible: workspace.visibleRoots,
+  writable: workspace.writableRoots,
+  readOnly: [...READ_ONLY_MOUNTS],
+});
+
 const rootOf = (p: WorkspacePath): string => p.split('/', 1)[0]!;
 
 /** The path is a visible root or lies under one (with a `/` boundary). */

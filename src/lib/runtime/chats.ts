@@ -33,7 +33,7 @@ import { ok } from '$lib/domain/result';
 import { ROOT_INVOCATION, type InvocationId, type RunId, type RunRecord } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
 import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
-import { READ_ONLY_MOUNTS } from '$lib/domain/workspace-roots';
+import { profileRoots, type WorkspaceRoots } from '$lib/domain/workspace-roots';
 import type { CharacterStore, LorebookStore, PersonaStore } from '$lib/ports/characters';
 import type { ChatContext, ChatMessage as ToolChatMessage } from '$lib/ports/chat-context';
 import type { ChatStore } from '$lib/ports/chats';
@@ -615,32 +615,18 @@ export class ChatService {
         guidance: inbox.guidance,
       },
       deps: {
-        model: run.model,
-        gateway: this.deps.gatewayFor(ctx.connection),
-        clock: this.deps.clock,
-        retry: profile.run.modelRetry,
-        sleep: this.deps.sleep,
-        workspace: skills.workspace,
-        roots: {
-          visible: profile.workspace.visibleRoots,
-          writable: profile.workspace.writableRoots,
-          readOnly: [...READ_ONLY_MOUNTS],
-        },
-        providers: this.deps.providers,
-        capabilities: {
-          chat: chatContext(input.history, input.activation),
-          commit: {
-            messageBodyPath: input.bodyPath,
-            messageBodyRequired:
-              profile.output?.artifacts.find((a) => a.target === 'messageBody')?.required ?? true,
+        ...this.#agentDeps(
+          run,
+          profile,
+          input,
+          {
+            model: run.model,
+            gateway: this.deps.gatewayFor(ctx.connection),
+            workspace: skills.workspace,
+            roots: profileRoots(profile.workspace),
           },
-          sandbox: this.deps.sandbox,
-          run: { runId: run.id, target: { kind: 'chat' } },
-        },
-        alwaysAllow: alwaysAllowIn(this.deps.profiles, profile.id),
-        control: { ledger, publisher, foregroundCommitRequired: true, messageBodyPath: input.bodyPath },
-        newId: (prefix) => this.deps.ids.contentId(prefix),
-        images: this.deps.images,
+          { ledger, publisher },
+        ),
         startRound: run.rounds + 1,
         unstarted: ctx.resumed ? unstartedCalls(transcript.messages(), events) : null,
       },
@@ -649,6 +635,50 @@ export class ChatService {
         ? { children: this.#children(recorder, inbox, { ...ctx, ledger, publisher }) }
         : {}),
       ...(ctx.resumed ? { resumed: events } : {}),
+    };
+  }
+
+  /**
+   * What every agent of a Chat run works with: its profile's retries, approvals and inline limit,
+   * the chat it replies in, the run's sandbox and identity. A foreground agent (the root, or one
+   * the run is handed to) commits the reply through the run's one ledger and publisher; a
+   * delegated task's agent cannot commit.
+   */
+  #agentDeps(
+    run: RunRecord,
+    profile: ProfileV5,
+    input: ChatRunInput,
+    io: { model: string; gateway: ModelGateway; workspace: Workspace; roots: WorkspaceRoots },
+    foreground: { ledger: CommitRecord[]; publisher: Publisher } | null,
+  ): Omit<PreparedRun['deps'], 'startRound' | 'unstarted'> {
+    const messageBodyPath = input.bodyPath;
+    return {
+      ...io,
+      clock: this.deps.clock,
+      retry: profile.run.modelRetry,
+      sleep: this.deps.sleep,
+      providers: this.deps.providers,
+      capabilities: {
+        chat: chatContext(input.history, input.activation),
+        ...(foreground
+          ? {
+              commit: {
+                messageBodyPath,
+                messageBodyRequired:
+                  profile.output?.artifacts.find((a) => a.target === 'messageBody')?.required ?? true,
+              },
+            }
+          : {}),
+        sandbox: this.deps.sandbox,
+        run: { runId: run.id, target: { kind: 'chat' } },
+      },
+      alwaysAllow: alwaysAllowIn(this.deps.profiles, profile.id),
+      control: foreground
+        ? { ...foreground, foregroundCommitRequired: true, messageBodyPath }
+        : { ledger: [], foregroundCommitRequired: false, messageBodyPath },
+      newId: (prefix) => this.deps.ids.contentId(prefix),
+      images: this.deps.images,
+      inlineCharLimit: profile.tools.externalResultInlineCharLimit,
     };
   }
 
@@ -707,11 +737,7 @@ export class ChatService {
           ...(surface ? { withheld: surface.withheld } : {}),
         },
       );
-      const roots = {
-        visible: profile.workspace.visibleRoots,
-        writable: profile.workspace.writableRoots,
-        readOnly: [...READ_ONLY_MOUNTS],
-      };
+      const roots = profileRoots(profile.workspace);
       const transcript = await agentTranscript(workspace, `${TRANSCRIPT}/${invocationId}`, brief, log);
       const own = profile.instructions.agentSystemPrompt;
       return {
@@ -742,39 +768,13 @@ export class ChatService {
               guidance: inbox.guidance,
             },
         deps: {
-          model,
-          gateway: this.deps.gatewayFor(bound),
-          clock: this.deps.clock,
-          retry: profile.run.modelRetry,
-          sleep: this.deps.sleep,
-          workspace: skills.workspace,
-          roots,
-          providers: this.deps.providers,
-          capabilities: {
-            chat: chatContext(input.history, input.activation),
-            ...(subagent
-              ? {}
-              : {
-                  commit: {
-                    messageBodyPath: input.bodyPath,
-                    messageBodyRequired:
-                      profile.output?.artifacts.find((a) => a.target === 'messageBody')?.required ?? true,
-                  },
-                }),
-            sandbox: this.deps.sandbox,
-            run: { runId: run.id, target: { kind: 'chat' } },
-          },
-          alwaysAllow: alwaysAllowIn(this.deps.profiles, profile.id),
-          control: subagent
-            ? { ledger: [], foregroundCommitRequired: false, messageBodyPath: input.bodyPath }
-            : {
-                ledger: ctx.ledger,
-                publisher: ctx.publisher,
-                foregroundCommitRequired: true,
-                messageBodyPath: input.bodyPath,
-              },
-          newId: (prefix) => this.deps.ids.contentId(prefix),
-          images: this.deps.images,
+          ...this.#agentDeps(
+            run,
+            profile,
+            input,
+            { model, gateway: this.deps.gatewayFor(bound), workspace: skills.workspace, roots },
+            subagent ? null : { ledger: ctx.ledger, publisher: ctx.publisher },
+          ),
           ...resumePoint(invocationId, transcript.messages(), resumed),
         },
       };

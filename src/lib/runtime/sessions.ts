@@ -11,7 +11,7 @@ import {
   type SessionSummary,
 } from '$lib/domain/session';
 import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
-import { READ_ONLY_MOUNTS, type WorkspaceRoots } from '$lib/domain/workspace-roots';
+import { profileRoots, type WorkspaceRoots } from '$lib/domain/workspace-roots';
 import type { Clock, Ids } from '$lib/ports/clock';
 import type { Journal } from '$lib/ports/journal';
 import type { Locks } from '$lib/ports/locks';
@@ -287,11 +287,7 @@ export class SessionService {
       acceptsImages(connection, run.model),
       surface.withheld,
     );
-    const roots: WorkspaceRoots = {
-      visible: profile.workspace.visibleRoots,
-      writable: profile.workspace.writableRoots,
-      readOnly: [...READ_ONLY_MOUNTS],
-    };
+    const roots = profileRoots(profile.workspace);
     // While the first model request is on its way; roots are single path segments.
     void workspace.prefetch?.(roots.visible.map((root) => root as WorkspacePath));
     const gateway = this.deps.gatewayFor(connection);

@@ -5,6 +5,8 @@ import type { RunUpdate } from '$lib/domain/run-update';
 import { ROOT_INVOCATION } from '$lib/domain/run';
 import type { CatalogTool, ToolProvider } from '$lib/runtime/tool-catalog';
 import { success, type ToolContext } from '$lib/tools/tool';
+import { defaultWriterProfile } from '$lib/domain/profile';
+import { chatHarness } from '../../support/chat-harness';
 import { collect, runtimeHarness } from '../../support/runtime-harness';
 import { scriptedGateway } from '../../support/scripted-gateway';
 
@@ -72,4 +74,63 @@ describe('external tools in a run', () => {
       },
     ]);
   });
+
+  it.each(['session', 'chat'] as const)(
+    'a %s run keeps its profile’s inline limit for an external tool’s long result',
+    async (scope) => {
+      const long = 'lighthouse '.repeat(400); // past the 3,000-character preview
+      const provider: ToolProvider = {
+        kind: 'extension',
+        list: () => [extensionTool('probe')],
+        check: (_tool, args) => ({ ok: true, input: args }),
+        execute: async () => success(long),
+      };
+      const probe = { callId: 'call_P', name: 'probe', arguments: '{}' };
+      const body = JSON.stringify({ path: 'output/main.md', content: 'Probed.' });
+      const model = scriptedGateway(
+        scope === 'session'
+          ? [{ text: '', toolCalls: [probe] }, { text: 'Probed.' }]
+          : [
+              { toolCalls: [probe] },
+              {
+                toolCalls: [
+                  { callId: 'w', name: 'workspace_write_file', arguments: body },
+                  {
+                    callId: 'c',
+                    name: 'workspace_commit',
+                    arguments: JSON.stringify({ path: 'output/main.md', finish: true }),
+                  },
+                ],
+              },
+            ],
+      );
+      if (scope === 'session') {
+        const h = runtimeHarness(model.gateway, {
+          providers: [provider],
+          profile: (p) => void (p.tools.externalResultInlineCharLimit = 200),
+        });
+        const session = await h.service.create();
+        await collect(h.service.send(session.id, 'probe it'));
+      } else {
+        const h = await chatHarness(model.gateway, { providers: [provider] });
+        const writer = defaultWriterProfile();
+        await h.deps.profiles.put({
+          ...writer,
+          id: 'reader',
+          displayName: 'Reader',
+          tools: {
+            ...writer.tools,
+            allow: [...writer.tools.allow, 'extension/probe:probe' as ToolId],
+            externalResultInlineCharLimit: 200,
+          },
+        });
+        const chat = await h.service.create('c1');
+        await h.service.update(chat.id, { profileId: 'reader' });
+        await collect(h.service.send(chat.id, 'probe it'));
+      }
+      const sent = JSON.stringify(model.requests[1]!.messages.at(-1));
+      expect(sent).toContain('tool-results/');
+      expect(sent).not.toContain(long);
+    },
+  );
 });
