@@ -118,3 +118,38 @@ test('create a lorebook entry with secondary keys, save it and export it as worl
   await page.reload();
   await expect(page.getByRole('checkbox', { name: 'Use Harbor in every chat' })).toBeChecked();
 });
+
+test('a stored character that cannot be read is listed apart, and Delete removes it', async ({ page }) => {
+  await page.goto('./#/characters');
+  await expect(page.getByRole('list', { name: 'Characters' }).getByRole('listitem')).toHaveCount(1);
+  // A row as an older or damaged store may leave it: no card at all.
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve, reject) => {
+        const open = indexedDB.open('hearth');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const tx = open.result.transaction('characters', 'readwrite');
+          tx.objectStore('characters').put({
+            id: 'chr_broken',
+            name: 'Broken',
+            updatedAt: 1,
+            lorebookIds: [],
+          });
+          tx.oncomplete = () => (open.result.close(), resolve());
+          tx.onerror = () => reject(tx.error);
+        };
+      }),
+  );
+  await page.reload();
+  const unreadable = page.getByRole('region', { name: 'Unreadable characters' });
+  await expect(unreadable).toContainText('chr_broken');
+  await expect(page.getByRole('list', { name: 'Characters' }).getByRole('listitem')).toHaveCount(1);
+  page.once('dialog', (dialog) => {
+    expect(dialog.message()).toBe('Delete the unreadable character “chr_broken”?');
+    void dialog.accept();
+  });
+  await unreadable.getByRole('button', { name: 'Delete' }).click();
+  await expect(unreadable).toBeHidden();
+  expect(await page.evaluate(async () => (await window.hearth.characters.list()).issues)).toEqual([]);
+});
