@@ -83,6 +83,9 @@ test('create a lorebook entry with secondary keys, save it and export it as worl
   await page.getByText('More options').click();
   await page.getByLabel('Sticky').fill('3');
   await page.getByLabel('Also scan the scenario').check();
+  await page.getByLabel('Constant (always active)').check();
+  await page.getByLabel('Match whole words').selectOption('no');
+  await page.getByLabel('Group scoring').selectOption('yes');
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Saved “Harbor”' })).toBeVisible();
 
@@ -91,6 +94,8 @@ test('create a lorebook entry with secondary keys, save it and export it as worl
   await expect(page.getByLabel('Keys', { exact: true })).toHaveValue('harbor\n/docks?/i');
   await expect(page.getByLabel('Secondary keys', { exact: true })).toHaveValue('night\nfog');
   await expect(page.getByLabel('Secondary key logic')).toHaveValue('not_any');
+  await expect(page.getByLabel('Match whole words')).toHaveValue('no');
+  await expect(page.getByLabel('Case-sensitive')).toHaveValue('global');
 
   const [download] = await Promise.all([
     page.waitForEvent('download'),
@@ -107,6 +112,10 @@ test('create a lorebook entry with secondary keys, save it and export it as worl
       sticky: 3,
       matchScenario: true,
       matchCreatorNotes: false,
+      constant: true,
+      matchWholeWords: false,
+      useGroupScoring: true,
+      caseSensitive: null,
     }),
   ]);
 
