@@ -33,6 +33,7 @@ import type {
   PersonaRecord,
 } from '$lib/chat/records';
 import type { StoredIssue } from '$lib/ports/characters';
+import type { CharacterImportResult } from '$lib/runtime/imported-content';
 import type {
   BackupInspection,
   BackupProgress,
@@ -394,12 +395,6 @@ export type CharacterCardPatch = Partial<
     | 'characterVersion'
   >
 >;
-
-export interface CharacterImportResult {
-  character: CharacterRecord;
-  /** The card's embedded `character_book`, saved as a lorebook and attached first. */
-  lorebook: LorebookRecord | null;
-}
 
 /** Characters (SillyTavern cards V1, V2, V3 as PNG, JSON or CHARX). */
 export type CharacterMethods = {

@@ -1,31 +1,19 @@
 import { utf8 } from '$lib/domain/base64';
-import {
-  CharacterCardSchema,
-  type CharacterCard,
-  exportCardJson,
-  exportCardPng,
-  newCharacterCard,
-  parseCard,
-} from '$lib/chat/card';
-import {
-  CharacterRecordSchema,
-  exportFileName,
-  type CharacterRecord,
-  type LorebookRecord,
-} from '$lib/chat/records';
+import { CharacterCardSchema, exportCardJson, exportCardPng, newCharacterCard } from '$lib/chat/card';
+import { exportFileName, type CharacterRecord, type LorebookRecord } from '$lib/chat/records';
 import { HearthFailure } from '$lib/domain/errors';
 import type { RuntimeContext } from '../context';
-import type { CharacterImportResult, CharacterMethods, CharacterSummary, ExportedFile } from '../protocol';
+import type { CharacterMethods, CharacterSummary, ExportedFile } from '../protocol';
 import type { Handlers } from '../rpc';
 import {
   characterAvatar,
+  checkedCharacter,
   fail,
-  isBytes,
-  MAX_CARD_FILE_BYTES,
-  newId,
+  readCardFile,
   requireName,
-  withTransfer,
-} from './content';
+  saveImportedCard,
+} from '$lib/runtime/imported-content';
+import { ids, newId, withTransfer } from './content';
 
 /** The card fields `characters.update` accepts; anything else is refused. */
 const CardPatchSchema = CharacterCardSchema.pick({
@@ -50,73 +38,6 @@ const byName = (a: { name: string }, b: { name: string }) =>
   a.name.localeCompare(b.name, undefined, { sensitivity: 'base' });
 
 const tidyTags = (tags: string[]) => [...new Set(tags.map((t) => t.trim()).filter((t) => t !== ''))];
-
-/** A record checked against its schema before it is saved, so every saved row reads back. */
-function checked(record: CharacterRecord): CharacterRecord {
-  const parsed = CharacterRecordSchema.safeParse(record);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    fail(
-      'character.invalid',
-      `The character cannot be saved: ${first ? `${first.path.join('.')}: ${first.message}` : 'invalid'}.`,
-    );
-  }
-  return record;
-}
-
-/** A card file, its size checked and then parsed; a broken or hostile card is refused naming the problem. */
-export function readCardFile(fileName: string, bytes: unknown): CharacterCard {
-  const label = fileName ? `"${fileName}"` : 'The file';
-  if (!isBytes(bytes) || bytes.length === 0) fail('card.unsupported_format', `${label} is empty.`);
-  if (bytes.length > MAX_CARD_FILE_BYTES) {
-    fail('card.too_large', `${label} is ${bytes.length} bytes, over the ${MAX_CARD_FILE_BYTES}-byte limit.`);
-  }
-  const parsed = parseCard(bytes, fileName);
-  if (!parsed.ok) throw new HearthFailure(parsed.error);
-  return parsed.value;
-}
-
-/** The card as a character keeps it: its avatar and embedded book are stored apart. */
-export const storedCard = (card: CharacterCard): CharacterCard => ({
-  ...card,
-  avatar: null,
-  characterBook: null,
-});
-
-/**
- * Saves a read card as a new character. Its embedded `character_book` becomes a lorebook of its
- * own, attached first, unless `linked` (an existing lorebook: the one the card links) is attached
- * first instead; `extra` (existing lorebooks) are attached after it.
- */
-export async function saveImportedCard(
-  ctx: RuntimeContext,
-  fileName: string,
-  card: CharacterCard,
-  books: { linked?: string; extra?: string[] } = {},
-): Promise<CharacterImportResult> {
-  const id = newId('chr');
-  const t = Date.now();
-  const lorebook: LorebookRecord | null =
-    card.characterBook && !books.linked
-      ? {
-          id: newId('lb'),
-          book: { ...card.characterBook, name: card.characterBook.name.trim() || `${card.name}'s lorebook` },
-          source: { kind: 'card', fileName, characterId: id },
-          createdAt: t,
-          updatedAt: t,
-        }
-      : null;
-  const record: CharacterRecord = {
-    id,
-    card: storedCard(card),
-    ...(card.avatar ? { avatar: card.avatar } : {}),
-    lorebookIds: [books.linked ?? lorebook?.id, ...(books.extra ?? [])].filter((id) => id !== undefined),
-    createdAt: t,
-    updatedAt: t,
-  };
-  await ctx.stores.characters.put(checked(record), { lorebooks: lorebook ? [lorebook] : [] });
-  return { character: record, lorebook };
-}
 
 /** Characters: SillyTavern cards stored in the `characters` table, their avatars and lorebooks. */
 export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethods, Record<never, never>> {
@@ -186,7 +107,7 @@ export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethod
           createdAt: t,
           updatedAt: t,
         };
-        await characters.put(checked(record));
+        await characters.put(checkedCharacter(record));
         return record;
       },
 
@@ -214,7 +135,7 @@ export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethod
         if (avatar === null) delete next.avatar;
         else if (avatar !== undefined) next.avatar = characterAvatar(avatar);
         if (lorebookIds !== undefined) next.lorebookIds = await existingLorebooks(lorebookIds);
-        await characters.put(checked(next));
+        await characters.put(checkedCharacter(next));
         return withTransfer(next, [next.avatar]);
       },
 
@@ -229,7 +150,7 @@ export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethod
           createdAt: t,
           updatedAt: t,
         };
-        await characters.put(checked(copy));
+        await characters.put(checkedCharacter(copy));
         return withTransfer(copy, [copy.avatar]);
       },
 
@@ -240,7 +161,7 @@ export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethod
       },
 
       async 'characters.import'({ fileName, bytes }) {
-        const result = await saveImportedCard(ctx, fileName, readCardFile(fileName, bytes));
+        const result = await saveImportedCard({ characters, ids }, fileName, readCardFile(fileName, bytes));
         return withTransfer(result, [result.character.avatar]);
       },
 

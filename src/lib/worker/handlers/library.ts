@@ -20,16 +20,20 @@ import { AsyncQueue } from '$lib/runtime/run-feed';
 import type { RuntimeContext } from '../context';
 import type { LibraryStreams, StLibrarySource, StLibrarySummary, StLibraryUpdate } from '../protocol';
 import type { Handlers } from '../rpc';
-import { readCardFile, saveImportedCard, storedCard } from './characters';
+import { ids } from './content';
 import {
+  createPersona,
   fail,
   MAX_AVATAR_BYTES,
   MAX_CARD_FILE_BYTES,
   MAX_LOREBOOK_FILE_BYTES,
   personaAvatar,
-} from './content';
-import { readWorldInfoFile, saveImportedLorebook } from './lorebooks';
-import { createPersona } from './personas';
+  readCardFile,
+  readWorldInfoFile,
+  saveImportedCard,
+  saveImportedLorebook,
+  storedCard,
+} from '$lib/runtime/imported-content';
 
 /**
  * Bringing a whole SillyTavern library over (a user-data folder or its backup zip), through the
@@ -138,6 +142,7 @@ async function importLibrary(
   signal: AbortSignal,
 ): Promise<StLibrarySummary> {
   const { characters, lorebooks, personas, chats } = ctx.stores;
+  const content = { ...ctx.stores, ids };
   const library =
     source?.kind === 'zip'
       ? await zipFiles(source.file)
@@ -212,7 +217,7 @@ async function importLibrary(
         skip(file.path, UNCHANGED);
         return;
       }
-      const record = await saveImportedLorebook(ctx, file.fileName, book);
+      const record = await saveImportedLorebook(content, file.fileName, book);
       worlds.set(file.worldName, record);
       newBooks.add(record.id);
       summary.lorebooks.push({ id: record.id, name: record.book.name, path: file.path });
@@ -246,7 +251,7 @@ async function importLibrary(
         if (!book) skip(file.path, missingBook(name));
         else if (book.id !== linked?.id) extra.push(book);
       }
-      const { character, lorebook } = await saveImportedCard(ctx, file.fileName, card, {
+      const { character, lorebook } = await saveImportedCard(content, file.fileName, card, {
         linked: linked?.id,
         extra: extra.map((b) => b.id),
       });
@@ -330,7 +335,7 @@ async function importLibrary(
         skip(path, `persona “${persona.name}” ${UNCHANGED}`);
         return;
       }
-      const record = await createPersona(ctx, {
+      const record = await createPersona(content, {
         name: persona.name,
         description: persona.description,
         avatar,

@@ -2,28 +2,8 @@ import type { PersonaRecord } from '$lib/chat/records';
 import type { RuntimeContext } from '../context';
 import type { PersonaMethods } from '../protocol';
 import type { Handlers } from '../rpc';
-import { fail, newId, personaAvatar, requireName, withTransfer } from './content';
-
-const text = (v: unknown, what: string): string =>
-  typeof v === 'string' ? v : fail('persona.invalid', `${what} must be text.`);
-
-/** A new persona: a name, a description (default none) and an avatar image (optional). */
-export async function createPersona(
-  ctx: RuntimeContext,
-  { name, description, avatar }: { name: unknown; description?: unknown; avatar?: unknown },
-): Promise<PersonaRecord> {
-  const t = Date.now();
-  const persona: PersonaRecord = {
-    id: newId('per'),
-    name: requireName(name, 'persona.invalid', 'A persona'),
-    description: description === undefined ? '' : text(description, 'The description'),
-    ...(avatar !== undefined ? { avatar: personaAvatar(avatar) } : {}),
-    createdAt: t,
-    updatedAt: t,
-  };
-  await ctx.stores.personas.put(persona);
-  return persona;
-}
+import { createPersona, fail, personaAvatar, requireName, text } from '$lib/runtime/imported-content';
+import { ids, withTransfer } from './content';
 
 /** Personas (who the person is in a chat) and the default persona. */
 export function personaHandlers(ctx: RuntimeContext): Handlers<PersonaMethods, Record<never, never>> {
@@ -50,7 +30,7 @@ export function personaHandlers(ctx: RuntimeContext): Handlers<PersonaMethods, R
       },
 
       async 'personas.create'(input) {
-        const persona = await createPersona(ctx, input);
+        const persona = await createPersona({ personas, ids }, input);
         return withTransfer(persona, [persona.avatar]);
       },
 
