@@ -34,6 +34,9 @@ import type {
 } from '$lib/chat/records';
 import type { StoredIssue } from '$lib/ports/characters';
 import type { CharacterImportResult } from '$lib/runtime/imported-content';
+import type { StLibrarySummary, StLibraryUpdate } from '$lib/runtime/st-library-import';
+
+export type { StLibrarySummary, StLibraryUpdate };
 import type {
   BackupInspection,
   BackupProgress,
@@ -525,33 +528,6 @@ export type ChatStreams = {
 /** A SillyTavern user-data folder as the person chose it: its files by relative path, or one zip of it. */
 export type StLibrarySource =
   { kind: 'folder'; files: { path: string; file: Blob }[] } | { kind: 'zip'; file: Blob };
-
-/** What bringing a SillyTavern library over did. Paths are as chosen (the zip's entry names). */
-export interface StLibrarySummary {
-  characters: { id: string; name: string; path: string }[];
-  chats: {
-    id: string;
-    characterId: string;
-    characterName: string;
-    title: string;
-    messages: number;
-    path: string;
-    /** Lines of the file that were skipped or repaired. */
-    problems: { line: number; message: string }[];
-  }[];
-  lorebooks: { id: string; name: string; path: string }[];
-  personas: { id: string; name: string; path: string }[];
-  /** The imported persona made the default, if any. */
-  defaultPersona: { id: string; name: string } | null;
-  /** Lorebooks attached as the library had them: to every chat, to a character, to a chat. */
-  attachments: { lorebook: string; scope: 'global' | 'character' | 'chat'; target: string }[];
-  /** Files not imported (and attachments not made), each with why; the same already in Hearth among them. */
-  skipped: { path: string; reason: string }[];
-}
-
-export type StLibraryUpdate =
-  | { type: 'progress'; done: number; total: number; current: string }
-  | { type: 'done'; summary: StLibrarySummary };
 
 export type LibraryStreams = {
   /**
