@@ -39,11 +39,15 @@ const writeCall = (path: string, bytes: number) => ({
   ],
 });
 
+/** How long the run may take to fill the quota. */
+const FILLING_MS = 60_000;
+
 test('a Session run whose writes fill the quota fails with storage.quota_exceeded; what was saved before stays', async ({
   page,
   baseURL,
   llm,
 }) => {
+  test.setTimeout(FILLING_MS + 60_000);
   await limitQuota(page, baseURL, 4 * MB);
   const big = Array.from({ length: 10 }, (_, i) => writeCall(`work/big-${i}.md`, 400 * 1024));
   // Each big write is journaled (the call), stored (the file) and checkpointed: 4 MB is soon full.
@@ -55,7 +59,9 @@ test('a Session run whose writes fill the quota fails with storage.quota_exceede
   const sessionUrl = page.url();
   await send(page, 'now fill the disk');
   const failure = page.getByRole('alert').filter({ hasText: 'The reply failed' });
-  await expect(failure).toContainText('storage.quota_exceeded');
+  // Rounds of 400 KB writes, each journaled and checkpointed, until the quota is full: on a loaded
+  // machine that took 14 s to reach the sixth write.
+  await expect(failure).toContainText('storage.quota_exceeded', { timeout: FILLING_MS });
   await expect(failure).toContainText("this browser's storage for Hearth is full");
   await expect(failure).toContainText('Settings → Storage');
   await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden();
