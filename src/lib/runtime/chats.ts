@@ -54,7 +54,7 @@ import { rootInvocation } from './invocation';
 import { directOutputPath } from './invocation-runner';
 import { projectPersist, promotePersist, type PersistFile } from './persist';
 import { connectionFor, connectionOfRun } from './model-binding';
-import { alwaysAllowIn } from './profile-approvals';
+import { profileDeps } from './agent-deps';
 import { unstartedCalls } from './resume';
 import type { RunLog } from './run-recorder';
 import type { PreparedRun, RunInbox, RunPlan, RunService } from './run-service';
@@ -654,10 +654,7 @@ export class ChatService {
     const messageBodyPath = input.bodyPath;
     return {
       ...io,
-      clock: this.deps.clock,
-      retry: profile.run.modelRetry,
-      sleep: this.deps.sleep,
-      providers: this.deps.providers,
+      ...profileDeps(this.deps, profile),
       capabilities: {
         chat: chatContext(input.history, input.activation),
         ...(foreground
@@ -672,13 +669,9 @@ export class ChatService {
         sandbox: this.deps.sandbox,
         run: { runId: run.id, target: { kind: 'chat' } },
       },
-      alwaysAllow: alwaysAllowIn(this.deps.profiles, profile.id),
       control: foreground
         ? { ...foreground, foregroundCommitRequired: true, messageBodyPath }
         : { ledger: [], foregroundCommitRequired: false, messageBodyPath },
-      newId: (prefix) => this.deps.ids.contentId(prefix),
-      images: this.deps.images,
-      inlineCharLimit: profile.tools.externalResultInlineCharLimit,
     };
   }
 

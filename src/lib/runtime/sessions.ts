@@ -35,7 +35,7 @@ import { acceptsImages } from '$lib/domain/vision';
 import { checkUserImages, userMessageParts } from '$lib/domain/user-images';
 import { connectionFor, connectionOfRun } from './model-binding';
 import { collectModelTurn } from './model-turn';
-import { alwaysAllowIn } from './profile-approvals';
+import { profileDeps } from './agent-deps';
 import { unstartedCalls } from './resume';
 import type { RunLog, RunStep } from './run-recorder';
 import type { PreparedRun, RunInbox, RunPlan, RunService } from './run-service';
@@ -353,19 +353,12 @@ export class SessionService {
     const sessionId = (run.target as { sessionId: string }).sessionId;
     return {
       ...io,
-      clock: this.deps.clock,
-      retry: profile.run.modelRetry,
-      sleep: this.deps.sleep,
-      providers: this.deps.providers,
+      ...profileDeps(this.deps, profile),
       capabilities: {
         sandbox: this.deps.sandbox,
         run: { runId: run.id, target: { kind: 'session', sessionId } },
       },
-      alwaysAllow: alwaysAllowIn(this.deps.profiles, profile.id),
       control: { ledger: [], foregroundCommitRequired: false, messageBodyPath: 'work/main.md' },
-      newId: (prefix) => this.deps.ids.contentId(prefix),
-      images: this.deps.images,
-      inlineCharLimit: profile.tools.externalResultInlineCharLimit,
     };
   }
 
