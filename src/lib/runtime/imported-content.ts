@@ -53,18 +53,20 @@ function isCardChunk(c: PngChunk): boolean {
   return nul > 0 && CARD_KEYWORDS.has(latin1(c.data.subarray(0, nul)).toLowerCase());
 }
 
+/** Avatar bytes of at most MAX_AVATAR_BYTES, or a refusal with `code`. */
+function avatarBytes(bytes: unknown, code: ErrorCode): Uint8Array {
+  if (!isBytes(bytes)) return fail(code, 'The avatar must be image bytes.');
+  if (bytes.length > MAX_AVATAR_BYTES)
+    return fail(code, `The avatar is ${bytes.length} bytes, over the ${MAX_AVATAR_BYTES}-byte limit.`);
+  return bytes;
+}
+
 /**
  * A character avatar: a readable PNG of at most MAX_AVATAR_BYTES, with any card chunks
  * (`chara`, `ccv3`) removed so an old card never rides along inside the picture.
  */
-export function characterAvatar(bytes: unknown): Uint8Array {
-  if (!isBytes(bytes)) return fail('character.avatar_invalid', 'The avatar must be image bytes.');
-  if (bytes.length > MAX_AVATAR_BYTES) {
-    return fail(
-      'character.avatar_invalid',
-      `The avatar is ${bytes.length} bytes, over the ${MAX_AVATAR_BYTES}-byte limit.`,
-    );
-  }
+export function characterAvatar(given: unknown): Uint8Array {
+  const bytes = avatarBytes(given, 'character.avatar_invalid');
   if (!isPng(bytes)) return fail('character.avatar_invalid', 'A character avatar must be a PNG image.');
   const chunks = readPngChunks(bytes, 'The avatar');
   if (!chunks.ok) return fail('character.avatar_invalid', chunks.error.message);
@@ -83,14 +85,8 @@ function imageKind(bytes: Uint8Array): string | null {
 }
 
 /** A persona avatar: a PNG, JPEG, WebP or GIF image of at most MAX_AVATAR_BYTES. */
-export function personaAvatar(bytes: unknown): Uint8Array {
-  if (!isBytes(bytes)) return fail('persona.invalid', 'The avatar must be image bytes.');
-  if (bytes.length > MAX_AVATAR_BYTES) {
-    return fail(
-      'persona.invalid',
-      `The avatar is ${bytes.length} bytes, over the ${MAX_AVATAR_BYTES}-byte limit.`,
-    );
-  }
+export function personaAvatar(given: unknown): Uint8Array {
+  const bytes = avatarBytes(given, 'persona.invalid');
   if (imageKind(bytes) === null)
     return fail('persona.invalid', 'The avatar must be a PNG, JPEG, WebP or GIF image.');
   return bytes.slice();
