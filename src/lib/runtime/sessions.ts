@@ -179,6 +179,15 @@ export class SessionService {
     return opened.value;
   }
 
+  /** The session's page opened, so a run is likely soon: its visible files are read ahead. */
+  async readAhead(sessionId: string): Promise<void> {
+    await this.#session(sessionId);
+    readAhead(
+      await this.workspace(sessionId),
+      profileRoots((await this.#sessionProfile()).profile.workspace),
+    );
+  }
+
   /**
    * Saves the person's message and starts a run. Updates are delivered from the run's start
    * through its terminal record; closing the iterator detaches without stopping the run. The
@@ -288,8 +297,8 @@ export class SessionService {
       surface.withheld,
     );
     const roots = profileRoots(profile.workspace);
-    // While the first model request is on its way; roots are single path segments.
-    void workspace.prefetch?.(roots.visible.map((root) => root as WorkspacePath));
+    // While the first model request is on its way.
+    readAhead(workspace, roots);
     const gateway = this.deps.gatewayFor(connection);
     const skills = await this.#skills(workspace, profile);
     const transcript = new SessionTranscript(
@@ -610,4 +619,9 @@ class SessionTranscript implements Transcript {
       s.update({ usage: addUsage(this.log.run.usage, outcome.turn.usage) });
     });
   }
+}
+
+/** Reads the visible roots into the workspace's cache in the background (roots are single path segments). */
+function readAhead(workspace: Workspace, roots: WorkspaceRoots): void {
+  void workspace.prefetch?.(roots.visible.map((root) => root as WorkspacePath));
 }

@@ -14,7 +14,12 @@ let n = 0;
 function runtime() {
   const prefetched: string[][] = [];
   let warmed = 0;
-  const workspaces = prefetchRecordingStore(new MemoryWorkspaceStore(), prefetched);
+  const memory = new MemoryWorkspaceStore();
+  const opened: string[] = [];
+  const workspaces = prefetchRecordingStore(
+    { open: (key) => (opened.push(key), memory.open(key)), delete: (key) => memory.delete(key) },
+    prefetched,
+  );
   const sandbox: Sandbox = {
     run: () => Promise.reject(new Error('not in this test')),
     warm: () => void warmed++,
@@ -30,7 +35,12 @@ function runtime() {
   const signal = new AbortController().signal;
   return {
     warm: (p: { profileId: string; sessionId?: string }) => methods['workspace.warm'](p, signal),
+    newSession: async () => (await ctx.sessions.create()).id,
     prefetched,
+    /** Workspaces opened, other than the skill library's. */
+    get opened() {
+      return opened.filter((key) => !key.startsWith('library/'));
+    },
     warmed: () => warmed,
   };
 }
@@ -38,9 +48,19 @@ function runtime() {
 describe('workspace.warm', () => {
   it('starts the shell and reads a session’s visible roots ahead', async () => {
     const r = runtime();
-    await r.warm({ profileId: SESSION_PROFILE_ID, sessionId: 's1' });
+    const sessionId = await r.newSession();
+    await r.warm({ profileId: SESSION_PROFILE_ID, sessionId });
     expect(r.warmed()).toBe(1);
-    expect(r.prefetched).toEqual([['sessions/s1', 'work', 'tmp']]);
+    expect(r.prefetched).toEqual([[`sessions/${sessionId}`, 'work', 'tmp']]);
+  });
+
+  it('refuses a session that does not exist, opening no workspace for it', async () => {
+    const r = runtime();
+    await expect(r.warm({ profileId: SESSION_PROFILE_ID, sessionId: 'missing' })).rejects.toThrow(
+      'This session no longer exists.',
+    );
+    expect(r.prefetched).toEqual([]);
+    expect(r.opened).toEqual([]);
   });
 
   it('reads nothing ahead for a chat (each chat run has a workspace of its own)', async () => {

@@ -102,8 +102,7 @@ export function workspaceHandlers(ctx: RuntimeContext): Handlers<WorkspaceMethod
         const shell = builtinToolId('workspace.shell');
         if (profile?.tools.allow.includes(shell) && !profile.tools.deny.includes(shell))
           ctx.options.sandbox?.warm?.();
-        if (sessionId !== undefined)
-          void (await open(sessionId)).prefetch?.(roots.visible.map((root) => root as WorkspacePath));
+        if (sessionId !== undefined) await ctx.sessions.readAhead(sessionId);
         return null;
       },
 
