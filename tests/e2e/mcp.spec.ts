@@ -81,6 +81,42 @@ test('server-everything: discovered on the servers page, one tool asks and one i
   }
 });
 
+test("server-everything's get-tiny-image: its damaged colour profile is left out and the model gets the image", async ({
+  page,
+  llm,
+}) => {
+  const everything = await startEverythingServer();
+  try {
+    await addScriptedConnection(page, llm, { images: 'on' });
+    await addServer(page, 'Everything', everything.url);
+    const card = serverCard(page, 'Everything');
+    await card.getByRole('button', { name: 'Discover' }).click();
+    await card.getByRole('combobox', { name: 'Permission for get-tiny-image' }).selectOption('Allow');
+    await card.getByRole('button', { name: 'Activate' }).click();
+    await expect(card).toContainText('Active');
+
+    llm.script(mcpCall('t1', 'mcp__Everything__get-tiny-image', {}), { text: ['A tiny picture.'] });
+    await startSession(page, 'show me the tiny image');
+    await expectReply(page, 'A tiny picture.');
+
+    // Its iCCP chunk has a bad CRC, which browsers skip: the PNG goes on without that chunk.
+    const last = llm.requests.filter((r) => r.path.endsWith('/chat/completions')).at(-1)!;
+    const parts = (last.body as { messages: { content: unknown }[] }).messages.flatMap((m) =>
+      Array.isArray(m.content) ? (m.content as { image_url?: { url: string } }[]) : [],
+    );
+    const urls = parts.flatMap((p) => (p.image_url ? [p.image_url.url] : []));
+    expect(urls).toHaveLength(1);
+    const png = Buffer.from(urls[0]!.replace(/^data:image\/png;base64,/, ''), 'base64');
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    expect(png.includes(Buffer.from('iCCP'))).toBe(false);
+    expect(png.includes(Buffer.from('IDAT'))).toBe(true);
+    const row = page.locator('details.tool-call', { hasText: 'get-tiny-image' });
+    await expect(row.locator('summary')).toContainText('1 image');
+  } finally {
+    await everything.close();
+  }
+});
+
 test('signing in with OAuth from the servers page: a popup, the callback, then the tools', async ({
   page,
   context,

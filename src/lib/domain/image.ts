@@ -11,7 +11,7 @@ import type { ImageDamage } from './image-integrity';
 import type { ImageFormat, ImageInfo } from './image-headers';
 
 export { sniffImage, type ImageFormat, type ImageInfo } from './image-headers';
-export { imageDamage, type ImageDamage } from './image-integrity';
+export { soundImage, type ImageDamage } from './image-integrity';
 
 export const IMAGE_LIMITS = {
   maxEdge: 1280,

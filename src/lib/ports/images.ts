@@ -4,7 +4,7 @@ import type { Result } from '$lib/domain/result';
 export type { ImageRefusal, ImageRefusalKind } from '$lib/domain/image';
 
 export type NormalizedImage = {
-  /** The file's own bytes when `kept`, else the converted JPEG. */
+  /** The file's own bytes when `kept` (less any damaged ancillary PNG chunk), else the converted JPEG. */
   bytes: Uint8Array;
   mimeType: 'image/png' | 'image/jpeg' | 'image/webp';
   /** Upright size of `bytes`, in pixels. */

@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   IMAGE_LIMITS,
-  imageDamage,
   planImage,
   sniffImage,
+  soundImage,
   tooLargeImage,
   undecodableImage,
   type ImageInfo,
@@ -170,29 +170,45 @@ describe('planImage', () => {
   });
 });
 
-describe('imageDamage', () => {
-  it('checks every PNG chunk CRC up to IEND', () => {
+describe('soundImage', () => {
+  const damage = (bytes: Uint8Array, format: ImageInfo['format']) => {
+    const sound = soundImage(bytes, format);
+    return sound.ok ? null : sound.error;
+  };
+  const flip = (file: Uint8Array, at: number) => file.map((b, i) => (i === at ? b ^ 0x01 : b));
+
+  it('checks every critical PNG chunk CRC up to IEND', () => {
     const whole = pngFile(8, 8);
-    expect(imageDamage(whole, 'png')).toBeNull();
-    const flipped = (at: number) => whole.map((b, i) => (i === at ? b ^ 0x01 : b));
-    expect(imageDamage(flipped(29), 'png')).toBe('checksum');
-    expect(imageDamage(flipped(whole.length - 13), 'png')).toBe('checksum');
-    expect(imageDamage(whole.slice(0, whole.length - 12), 'png')).toBe('truncated');
-    expect(imageDamage(whole.slice(0, whole.length - 1), 'png')).toBe('truncated');
+    expect(soundImage(whole, 'png')).toEqual({ ok: true, value: whole });
+    expect(damage(flip(whole, 29), 'png')).toBe('checksum');
+    expect(damage(flip(whole, whole.length - 13), 'png')).toBe('checksum');
+    expect(damage(whole.slice(0, whole.length - 12), 'png')).toBe('truncated');
+    expect(damage(whole.slice(0, whole.length - 1), 'png')).toBe('truncated');
     const withIhdrOnly = new Uint8Array([...PNG_SIGNATURE, ...ihdr(8, 8)]);
-    expect(imageDamage(withIhdrOnly, 'png')).toBe('truncated');
+    expect(damage(withIhdrOnly, 'png')).toBe('truncated');
+  });
+
+  it('leaves out an ancillary chunk whose CRC is bad, as browsers do (PNG 1.2 §5.4, §12.12)', () => {
+    const profile = chunk('iCCP', Buffer.from('sRGB\0\0profile'));
+    const clean = pngFile(8, 8);
+    const withProfile = pngFile(8, 8, { before: [profile] });
+    const bad = flip(withProfile, 8 + 25 + profile.length - 1);
+    expect(soundImage(withProfile, 'png')).toEqual({ ok: true, value: withProfile });
+    expect(soundImage(bad, 'png')).toEqual({ ok: true, value: clean });
+    const badText = pngFile(8, 8, { before: [chunk('tEXt', Buffer.from('Title\0x'))] });
+    expect(soundImage(flip(badText, 8 + 25 + 8), 'png')).toEqual({ ok: true, value: clean });
   });
 
   it('wants a JPEG to end with EOI after its scan, trailing bytes allowed', () => {
     const whole = jpegFile(8, 8);
-    expect(imageDamage(whole, 'jpeg')).toBeNull();
-    expect(imageDamage(new Uint8Array([...whole, 1, 2, 3]), 'jpeg')).toBeNull();
-    expect(imageDamage(whole.slice(0, whole.length - 1), 'jpeg')).toBe('truncated');
-    expect(imageDamage(whole.slice(0, 30), 'jpeg')).toBe('truncated');
+    expect(damage(whole, 'jpeg')).toBeNull();
+    expect(damage(new Uint8Array([...whole, 1, 2, 3]), 'jpeg')).toBeNull();
+    expect(damage(whole.slice(0, whole.length - 1), 'jpeg')).toBe('truncated');
+    expect(damage(whole.slice(0, 30), 'jpeg')).toBe('truncated');
   });
 
   it('leaves WebP to its decoder', () => {
-    expect(imageDamage(webpFile('VP8 ', 8, 8).slice(0, 20), 'webp')).toBeNull();
+    expect(damage(webpFile('VP8 ', 8, 8).slice(0, 20), 'webp')).toBeNull();
   });
 });
 
@@ -237,7 +253,7 @@ it('never throws on damaged bytes: any header, cut anywhere, with any bytes chan
     fc.property(fc.oneof(damaged, fc.uint8Array({ maxLength: 64 })), (bytes) => {
       const info = sniffImage(bytes);
       planImage(info, bytes.length);
-      imageDamage(bytes, info.format);
+      soundImage(bytes, info.format);
     }),
     { numRuns: 2000 },
   );

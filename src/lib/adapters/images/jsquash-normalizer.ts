@@ -1,10 +1,10 @@
 import {
   IMAGE_LIMITS,
   IMAGE_MIME_TYPES,
-  imageDamage,
   isQuarterTurn,
   planImage,
   sniffImage,
+  soundImage,
   tooLargeImage,
   undecodableImage,
   type DecodableFormat,
@@ -30,14 +30,15 @@ export class JsquashImageNormalizer implements ImageNormalizer {
     this.#codecs = jsquashCodecs(options.loadWasm);
   }
 
-  async normalize(bytes: Uint8Array): Promise<Result<NormalizedImage, ImageRefusal>> {
-    const info = sniffImage(bytes);
-    const plan = planImage(info, bytes.byteLength);
+  async normalize(given: Uint8Array): Promise<Result<NormalizedImage, ImageRefusal>> {
+    const info = sniffImage(given);
+    const plan = planImage(info, given.byteLength);
     if (plan.kind === 'refuse') return err({ kind: plan.reason, message: plan.message });
     // planImage refuses every other format.
     const format = info.format as DecodableFormat;
-    const damage = imageDamage(bytes, format);
-    if (damage) return err(undecodableImage(format, damage));
+    const sound = soundImage(given, format);
+    if (!sound.ok) return err(undecodableImage(format, sound.error));
+    const bytes = sound.value;
     const image = await this.#codecs.decode(format, bytes);
     if (!image || image.width !== info.width || image.height !== info.height)
       return err(undecodableImage(format));
