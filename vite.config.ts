@@ -107,7 +107,13 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node' },
+        test: {
+          name: 'unit',
+          include: ['tests/unit/**/*.test.ts'],
+          environment: 'node',
+          // Property tests are CPU-bound: on a loaded 2-core machine some take several seconds.
+          testTimeout: 20_000,
+        },
       },
       {
         extends: true,
