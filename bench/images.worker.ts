@@ -2,7 +2,7 @@
 import { jsquashCodecs } from '$lib/adapters/images/codecs';
 import { JsquashImageNormalizer } from '$lib/adapters/images/jsquash-normalizer';
 import { flattenOntoWhite, orient } from '$lib/adapters/images/pixels';
-import { IMAGE_LIMITS, imageDamage, planImage, sniffImage } from '$lib/domain/image';
+import { IMAGE_LIMITS, planImage, sniffImage, soundImage } from '$lib/domain/image';
 
 /**
  * Issue 15 in a dedicated worker: the normalizer on a 3000 × 2000 JPEG and a 2000 × 2000 PNG with
@@ -111,7 +111,7 @@ async function stages(bytes: Uint8Array, width: number, height: number): Promise
   const format = sniffImage(bytes).format as 'png' | 'jpeg';
   const progressive = await import('@jsquash/jpeg/encode.js');
   for (let i = 0; i < WARMUP + ITERATIONS; i++) {
-    const [check] = await timed(() => imageDamage(bytes, sniffImage(bytes).format));
+    const [check] = await timed(() => soundImage(bytes, sniffImage(bytes).format));
     const [decode, image] = await timed(() => codecs.decode(format, bytes));
     const [flatten] = await timed(() => format === 'jpeg' || flattenOntoWhite(image!.data));
     const [resize, scaled] = await timed(() => codecs.resize(image!, width, height));

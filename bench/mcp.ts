@@ -1,4 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { JsquashImageNormalizer } from '$lib/adapters/images/jsquash-normalizer';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { HearthDatabase } from '$lib/adapters/db/database';
 import { DexieMcpCredentialStore, DexieMcpStore } from '$lib/adapters/db/mcp-store';
@@ -79,6 +80,7 @@ function mcpServers(db: HearthDatabase, spent: { ms: number } = { ms: 0 }) {
     store: timed(store, spent),
     credentials,
     connector,
+    images: new JsquashImageNormalizer(),
     clock: systemClock,
     newId: () => `14141414-1414-4141-8141-${String(++n).padStart(12, '0')}`,
   });

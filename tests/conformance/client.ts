@@ -10,6 +10,8 @@
  * Built by tests/integration/mcp/conformance.test.ts.
  */
 import 'fake-indexeddb/auto';
+import { JsquashImageNormalizer } from '$lib/adapters/images/jsquash-normalizer';
+import { nodeWasm } from '../support/image-codecs';
 import { openHearthDatabase } from '$lib/adapters/db/database';
 import { DexieMcpCredentialStore, DexieMcpStore } from '$lib/adapters/db/mcp-store';
 import { SdkMcpConnector } from '$lib/adapters/mcp/connector';
@@ -64,6 +66,7 @@ async function main(): Promise<number> {
     store: new DexieMcpStore(db),
     credentials,
     connector,
+    images: new JsquashImageNormalizer({ loadWasm: nodeWasm }),
     clock: systemClock,
     newId: () => crypto.randomUUID(),
   });

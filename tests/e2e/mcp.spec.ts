@@ -117,6 +117,52 @@ test("server-everything's get-tiny-image: its damaged colour profile is left out
   }
 });
 
+test('an image a run refuses: the row says it was not kept, and Try it shows the same', async ({
+  page,
+  llm,
+}) => {
+  const gif = Buffer.from('GIF89a\x01\x00\x01\x00').toString('base64');
+  const shots = await startHostileMcpServer({
+    behaviour: 'ok',
+    tools: [{ name: 'screenshot', inputSchema: { type: 'object', properties: {} } }],
+    callTool: () => ({
+      content: [
+        { type: 'text', text: 'One shot.' },
+        { type: 'image', mimeType: 'image/gif', data: gif },
+      ],
+    }),
+  });
+  try {
+    await addScriptedConnection(page, llm, { images: 'on' });
+    await addServer(page, 'Shots', shots.url);
+    const card = serverCard(page, 'Shots');
+    await card.getByRole('button', { name: 'Discover' }).click();
+    await card.getByRole('combobox', { name: 'Permission for screenshot' }).selectOption('Allow');
+    await card.getByRole('button', { name: 'Activate' }).click();
+    await expect(card).toContainText('Active');
+
+    // Try it goes through the run's image pipeline: no "attached" for an image a run refuses.
+    await card.getByRole('button', { name: 'Try it' }).click();
+    await card.getByRole('button', { name: 'Call' }).click();
+    const tried = card.getByRole('region', { name: 'Result of screenshot' });
+    await expect(tried).toContainText('Image 1 of the result was not kept');
+    await expect(tried.getByRole('img')).toHaveCount(0);
+
+    llm.script(mcpCall('g1', 'mcp__Shots__screenshot', {}), { text: ['No picture came.'] });
+    await startSession(page, 'take a screenshot');
+    await expectReply(page, 'No picture came.');
+    const row = page.locator('details.tool-call', { hasText: 'screenshot' });
+    await expect(row.locator('.tool-state')).toHaveText('ok, 1 image not kept');
+
+    await page.locator('a.run-link').last().click();
+    await expect(page.locator('.run-call', { hasText: 'mcp__Shots__screenshot' })).toContainText(
+      '1 image not kept',
+    );
+  } finally {
+    await shots.close();
+  }
+});
+
 test('signing in with OAuth from the servers page: a popup, the callback, then the tools', async ({
   page,
   context,

@@ -1,4 +1,5 @@
 import { openHearthDatabase } from '$lib/adapters/db/database';
+import { JsquashImageNormalizer } from '$lib/adapters/images/jsquash-normalizer';
 import { DexieExtensionStore } from '$lib/adapters/db/extension-store';
 import { IsolatedExtensionRunner } from '$lib/adapters/extensions/isolated-runner';
 import { FetchedEngines } from '$lib/adapters/sandbox/engine-files';
@@ -40,6 +41,7 @@ export function extensionHarness() {
   const extensions = new Extensions({
     store: new DexieExtensionStore(db),
     runner: new IsolatedExtensionRunner(host, () => engines.extensionBundle()),
+    images: new JsquashImageNormalizer(),
     clock: systemClock,
     appOrigin: location.origin,
   });

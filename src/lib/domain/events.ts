@@ -316,6 +316,8 @@ export interface ToolCallOutcomePayload {
   message: string;
   elapsedMs: number;
   resourceRefs: string[];
+  /** Images the tool returned that were refused at ingestion (tools.md §11); absent when none. */
+  imagesNotKept?: number;
 }
 
 export type RunEventType = keyof RunEventPayloads;

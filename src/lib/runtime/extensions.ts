@@ -19,8 +19,9 @@ import {
 import type { JsonObject } from '$lib/domain/json';
 import { checkPackageFiles, packageHash, type PackageFile } from '$lib/domain/package-files';
 import type { ToolScope } from '$lib/domain/tool-scope';
-import { previewImages } from '$lib/domain/user-images';
+import { withImageNotes } from '$lib/domain/tool-result';
 import type { Clock } from '$lib/ports/clock';
+import type { ImageNormalizer } from '$lib/ports/images';
 import type {
   ExtensionChanges,
   ExtensionRunner,
@@ -29,6 +30,7 @@ import type {
 } from '$lib/ports/extensions';
 import { failure, success, type ToolContext, type ToolOutcome } from '$lib/tools/tool';
 import type { CatalogTool, ToolProvider } from './tool-catalog';
+import { previewToolImages } from './tool-images';
 
 /** Extension tools can do anything their code does; children may have them, the shell cannot call them. */
 const extensionFacts = (scopes: readonly ToolScope[]): ToolFacts => ({
@@ -68,6 +70,8 @@ export interface ExtensionView {
 export interface ExtensionDeps {
   store: ExtensionStore;
   runner: ExtensionRunner;
+  /** The run's image normalization, so "Try it" shows what an agent would get. */
+  images: ImageNormalizer;
   clock: Clock;
   changes?: ExtensionChanges;
   /** The app's own origin: no extension may be allowed to reach it. */
@@ -200,11 +204,12 @@ export class Extensions {
       },
       { anyPermission: true },
     );
+    const preview = await previewToolImages(outcome.images, this.deps.images);
     return {
-      content: outcome.content,
+      content: withImageNotes(outcome.content, preview.notes),
       isError: outcome.isError,
       ...(outcome.errorCode ? { errorCode: outcome.errorCode } : {}),
-      images: previewImages(outcome.images),
+      images: preview.images,
     };
   }
 

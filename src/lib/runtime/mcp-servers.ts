@@ -1,5 +1,4 @@
 import { decodeBase64 } from '$lib/domain/base64';
-import { previewImages } from '$lib/domain/user-images';
 import type { ToolFacts } from '$lib/domain/builtin-tools';
 import { hearthError, HearthFailure, type HearthError } from '$lib/domain/errors';
 import type { JsonObject } from '$lib/domain/json';
@@ -18,7 +17,10 @@ import {
   type McpServerDraft,
   type McpTool,
 } from '$lib/domain/mcp';
+import { withImageNotes } from '$lib/domain/tool-result';
 import { mcpToolId } from '$lib/domain/tool-id';
+import type { ImageNormalizer } from '$lib/ports/images';
+import { previewToolImages } from './tool-images';
 import type { Clock } from '$lib/ports/clock';
 import { SIGN_IN_TTL_MS, signInStatus, type McpSignInStatus } from '$lib/domain/mcp-credentials';
 import type {
@@ -90,6 +92,8 @@ export class McpServers {
       store: McpStore;
       credentials: McpCredentialStore;
       connector: McpConnector;
+      /** The run's image normalization, so "Try it" shows what an agent would get. */
+      images: ImageNormalizer;
       clock: Clock;
       newId: () => string;
       /** Without it, only this instance's own changes are seen (tests, a single tab). */
@@ -254,13 +258,15 @@ export class McpServers {
     const server = await this.#server(id);
     const outcome = await this.deps.connector.call(server, tool, args, signal);
     const mapped = forModel(outcome);
-    const images = previewImages(
+    const preview = await previewToolImages(
       mapped.images.flatMap(({ data, label }) => {
         const bytes = decodeBase64(data);
         return bytes ? [{ bytes, label }] : [];
       }),
+      this.deps.images,
     );
-    return { ...mapped, images, outcome: outcome.kind };
+    const content = withImageNotes(mapped.content, preview.notes);
+    return { ...mapped, content, images: preview.images, outcome: outcome.kind };
   }
 
   /** The tools runs get: offered tools of active servers, from memory. */

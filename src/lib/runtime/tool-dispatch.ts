@@ -8,7 +8,7 @@ import {
   type ToolArguments,
 } from '$lib/domain/tool-arguments';
 import { builtinToolId, type ToolId } from '$lib/domain/tool-id';
-import type { AgentToolResult } from '$lib/domain/tool-result';
+import { withImageNotes, type AgentToolResult } from '$lib/domain/tool-result';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
 import type { ImageNormalizer } from '$lib/ports/images';
 import type { Workspace } from '$lib/ports/workspace';
@@ -27,7 +27,7 @@ import type { Checkpointer, CheckpointReason } from './checkpoints';
 import type { Invocation } from './invocation';
 import type { ModelToolCall } from './model-turn';
 import { DEFAULT_INLINE_CHAR_LIMIT, isLongResult, projectLongResult } from './result-projection';
-import { ingestToolImages, withImageNotes } from './tool-images';
+import { ingestToolImages } from './tool-images';
 import type { RunLog, RunStep } from './run-recorder';
 import type { ToolProviders } from './tool-catalog';
 import { approvalFor, gateToolCall } from './tool-gate';
@@ -215,6 +215,7 @@ async function runCall(
         message,
         elapsedMs: deps.clock.now() - timing.started,
         resourceRefs: projected.resourceRefs,
+        ...(images.notes.length ? { imagesNotKept: images.notes.length } : {}),
       },
     });
     if (!nested) deps.addResult(s, projected);

@@ -1,6 +1,7 @@
 import { encodeBase64 } from '$lib/domain/base64';
 import { HearthFailure } from '$lib/domain/errors';
 import type { ContentPart, ImageRef, ModelRequest } from '$lib/domain/model';
+import { imageDataUrl } from '$lib/domain/user-images';
 import { parseWorkspacePath } from '$lib/domain/workspace-path';
 import type { WorkspacePath } from '$lib/domain/workspace-path';
 import type { ImageNormalizer } from '$lib/ports/images';
@@ -13,6 +14,30 @@ export interface IngestedImages {
   /** One line per image that could not be kept, in return order, for the end of the result. */
   notes: string[];
 }
+
+/**
+ * What "Try it" on the servers and extensions pages shows of a result's images: the same
+ * normalization as a run, so an image a run would refuse is reported as not kept here too.
+ */
+export async function previewToolImages(
+  images: readonly ToolImage[],
+  normalizer: ImageNormalizer,
+): Promise<{ images: { label: string; dataUrl: string }[]; notes: string[] }> {
+  const shown: { label: string; dataUrl: string }[] = [];
+  const notes: string[] = [];
+  for (const image of images) {
+    const normalized = await normalizer.normalize(image.bytes);
+    if (!normalized.ok) notes.push(notKept(image.label, normalized.error.message));
+    else
+      shown.push({
+        label: image.label,
+        dataUrl: imageDataUrl(normalized.value.bytes, normalized.value.mimeType),
+      });
+  }
+  return { images: shown, notes };
+}
+
+const notKept = (label: string, why: string) => `${capitalize(label)} was not kept: ${why}`;
 
 const EXTENSION = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' } as const;
 
@@ -32,7 +57,7 @@ export async function ingestToolImages(
   for (const [i, image] of images.entries()) {
     const normalized = await deps.normalizer.normalize(image.bytes);
     if (!normalized.ok) {
-      notes.push(`${capitalize(image.label)} was not kept: ${normalized.error.message}`);
+      notes.push(notKept(image.label, normalized.error.message));
       continue;
     }
     const { bytes, mimeType } = normalized.value;
@@ -47,13 +72,6 @@ export async function ingestToolImages(
     refs.push({ path, mimeType });
   }
   return { refs, notes };
-}
-
-/** Notes for images that were not kept, after the result's own text. */
-export function withImageNotes(content: string, notes: readonly string[]): string {
-  if (notes.length === 0) return content;
-  const section = `## Images not kept\n\n${notes.map((n) => `- ${n}`).join('\n')}`;
-  return content ? `${content}\n\n${section}` : section;
 }
 
 const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

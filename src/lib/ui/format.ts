@@ -24,3 +24,5 @@ export const formatElapsed = (ms: number): string => {
 
 export const statusLabel = (status: string): string =>
   status === 'awaiting_approval' ? 'waiting for your approval' : status.replaceAll('_', ' ');
+
+export const imagesLabel = (n: number): string => (n === 1 ? '1 image' : `${n.toLocaleString()} images`);

@@ -163,6 +163,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     page: options.page,
   });
   const workspaces = new TieredWorkspaceStore(options.workspaces, new DexieRecordStore(db));
+  const images = options.images ?? new JsquashImageNormalizer();
   const credentials = new DexieMcpCredentialStore(db);
   const mcp = new McpServers({
     store: new DexieMcpStore(db),
@@ -176,6 +177,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
         newState: () => crypto.randomUUID(),
       },
     ]),
+    images,
     clock: systemClock,
     newId: () => crypto.randomUUID(),
     changes: broadcastChanges('hearth-mcp-changes'),
@@ -183,6 +185,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
   const extensions = new Extensions({
     store: new DexieExtensionStore(db),
     runner: options.extensions ?? noExtensions,
+    images,
     clock: systemClock,
     changes: broadcastChanges('hearth-extension-changes'),
     appOrigin: options.appOrigin,
@@ -205,7 +208,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     ids: randomIds,
     sleep,
     sandbox: options.sandbox,
-    images: options.images ?? new JsquashImageNormalizer(),
+    images,
     service: runs,
   };
   const sessions = new SessionService({

@@ -1,6 +1,7 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DexieMcpCredentialStore, DexieMcpStore } from '$lib/adapters/db/mcp-store';
+import { JsquashImageNormalizer } from '$lib/adapters/images/jsquash-normalizer';
 import { SdkMcpConnector } from '$lib/adapters/mcp/connector';
 import { systemClock } from '$lib/adapters/system/clock';
 import { draftFromPreset } from '$lib/domain/connection';
@@ -9,7 +10,7 @@ import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-pa
 import { McpServers } from '$lib/runtime/mcp-servers';
 import { sessionWorkspaceKey } from '$lib/runtime/sessions';
 import { startHostileMcpServer, type HostileMcpServer } from '../../support/hostile-mcp-server';
-import { decode, encodePng, noise, pixel, rgba } from '../../support/image-codecs';
+import { decode, encodePng, noise, nodeWasm, pixel, rgba } from '../../support/image-codecs';
 import { collect, runtimeHarness } from '../../support/runtime-harness';
 import { scriptedGateway } from '../../support/scripted-gateway';
 
@@ -61,6 +62,7 @@ describe('tool images', () => {
           store: new DexieMcpStore(db),
           credentials: new DexieMcpCredentialStore(db),
           connector: new SdkMcpConnector(fetch),
+          images: new JsquashImageNormalizer({ loadWasm: nodeWasm }),
           clock: systemClock,
           newId: () => crypto.randomUUID(),
         });
@@ -94,6 +96,15 @@ describe('tool images', () => {
     const updates = await collect(h.service.send(session.id, 'look'));
     expect(updates.at(-1)).toMatchObject({ type: 'event', event: { type: 'run_completed' } });
 
+    // The journal counts what the row shows: one image not kept, none for the file read.
+    const outcomes = updates.flatMap((u) =>
+      u.type === 'event' && u.event.type === 'tool_call_completed' ? [u.event.payload] : [],
+    );
+    expect(outcomes.map((o) => [o.callId, o.imagesNotKept])).toEqual([
+      ['m1', 1],
+      ['r1', undefined],
+    ]);
+
     const mcpResult = toolResult(scripted.requests[1]!, 'm1');
     expect(mcpResult.content).toContain('[image 1 of the result: attached]');
     // The GIF is explained at the end; the two others are kept, in return order.
@@ -120,12 +131,14 @@ describe('tool images', () => {
     expect(readResult.images).toHaveLength(1);
     expect(readResult.images[0]!.data).toBe(base64(small));
 
-    // "Try it" on the servers page shows the images that are images by their bytes.
+    // "Try it" on the servers page shows what a run gets: the same images, the GIF explained.
     const tried = await mcp.tryCall(registered.id, 'screenshot', {}, new AbortController().signal);
-    expect(tried.images.map((i) => [i.label, i.dataUrl.slice(0, 22)])).toEqual([
-      ['image 1 of the result', 'data:image/png;base64,'],
-      ['image 3 of the result', 'data:image/png;base64,'],
+    expect(tried.images.map((i) => [i.label, i.dataUrl.slice(0, 23)])).toEqual([
+      ['image 1 of the result', 'data:image/png;base64,i'],
+      ['image 3 of the result', 'data:image/jpeg;base64,'],
     ]);
+    expect(tried.images[0]!.dataUrl).toBe(`data:image/png;base64,${base64(small)}`);
+    expect(tried.content).toMatch(/## Images not kept\n\n- Image 2 of the result was not kept: .*GIF/);
 
     // What is recorded keeps only { path, mimeType }.
     const stored1 = await h.service.get(session.id);

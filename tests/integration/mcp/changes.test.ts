@@ -1,4 +1,6 @@
 import 'fake-indexeddb/auto';
+import { JsquashImageNormalizer } from '$lib/adapters/images/jsquash-normalizer';
+import { nodeWasm } from '../../support/image-codecs';
 import { describe, expect, it } from 'vitest';
 import { openHearthDatabase } from '$lib/adapters/db/database';
 import { DexieMcpCredentialStore, DexieMcpStore } from '$lib/adapters/db/mcp-store';
@@ -21,6 +23,7 @@ describe('MCP registrations changed in another tab', () => {
         store: new DexieMcpStore(db),
         credentials: new DexieMcpCredentialStore(db),
         connector: new SdkMcpConnector(),
+        images: new JsquashImageNormalizer({ loadWasm: nodeWasm }),
         clock: systemClock,
         newId: () => crypto.randomUUID(),
         changes: broadcastChanges(channel),

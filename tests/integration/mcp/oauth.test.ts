@@ -1,4 +1,6 @@
 import 'fake-indexeddb/auto';
+import { JsquashImageNormalizer } from '$lib/adapters/images/jsquash-normalizer';
+import { nodeWasm } from '../../support/image-codecs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHearthDatabase } from '$lib/adapters/db/database';
 import { DexieMcpCredentialStore, DexieMcpStore } from '$lib/adapters/db/mcp-store';
@@ -51,6 +53,7 @@ function setup() {
         newState: () => `state-${n++}-${Math.random().toString(36).slice(2)}`,
       },
     ),
+    images: new JsquashImageNormalizer({ loadWasm: nodeWasm }),
     clock: systemClock,
     newId: () => crypto.randomUUID(),
   });

@@ -1,4 +1,6 @@
 import 'fake-indexeddb/auto';
+import { JsquashImageNormalizer } from '$lib/adapters/images/jsquash-normalizer';
+import { nodeWasm } from '../../support/image-codecs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHearthDatabase } from '$lib/adapters/db/database';
 import { DexieMcpCredentialStore, DexieMcpStore } from '$lib/adapters/db/mcp-store';
@@ -34,6 +36,7 @@ async function setup(turns: Parameters<typeof scriptedGateway>[0], endpoint = ev
     store: new DexieMcpStore(db),
     credentials: new DexieMcpCredentialStore(db),
     connector: new SdkMcpConnector(fetch, { callMs: 2_000 }),
+    images: new JsquashImageNormalizer({ loadWasm: nodeWasm }),
     clock: systemClock,
     newId: () => `55555555-5555-4555-8555-55555555555${n++}`,
   });

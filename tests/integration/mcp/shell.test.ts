@@ -1,4 +1,6 @@
 import 'fake-indexeddb/auto';
+import { JsquashImageNormalizer } from '$lib/adapters/images/jsquash-normalizer';
+import { nodeWasm } from '../../support/image-codecs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openHearthDatabase } from '$lib/adapters/db/database';
 import { DexieMcpCredentialStore, DexieMcpStore } from '$lib/adapters/db/mcp-store';
@@ -51,6 +53,7 @@ async function setup(turns: Parameters<typeof scriptedGateway>[0], behaviour: Ho
     store: new DexieMcpStore(db),
     credentials: new DexieMcpCredentialStore(db),
     connector: new SdkMcpConnector(fetch, { callMs: 5_000 }),
+    images: new JsquashImageNormalizer({ loadWasm: nodeWasm }),
     clock: systemClock,
     newId: () => SERVER_ID,
   });
