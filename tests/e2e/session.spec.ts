@@ -117,7 +117,8 @@ test('a reply cut off by closing the tab is marked interrupted, and Resume finis
 });
 
 test('two tabs on one session: the second follows the first live and can stop it', async ({ page, llm }) => {
-  llm.script({ text: Array.from({ length: 120 }, (_, i) => `t${i} `), delayMs: 100 });
+  // Long enough (100 s) that the reply still streams however slowly the second tab opens.
+  llm.script({ text: Array.from({ length: 1000 }, (_, i) => `t${i} `), delayMs: 100 });
   await addScriptedConnection(page, llm);
   await startSession(page, 'long one');
   await expect(page.locator('.message.streaming')).toContainText('t1');

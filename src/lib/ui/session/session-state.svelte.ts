@@ -113,7 +113,10 @@ export class SessionState extends LiveRunState {
 
   protected applyMore(update: RunUpdate): void {
     if (update.type === 'message') {
-      if (!this.messages.some((m) => m.index === update.message.index)) this.messages.push(update.message);
+      // A tab that opened mid-reply holds the streamed part under the same index: replaced.
+      const at = this.messages.findIndex((m) => m.index === update.message.index);
+      if (at < 0) this.messages.push(update.message);
+      else this.messages[at] = update.message;
       if (update.message.role === 'assistant') {
         this.streaming = null;
         void this.#reloadRecord();
