@@ -126,3 +126,67 @@ test('Stop while two tasks run cancels every child with the run', async ({ page,
   await expect(tree.locator('details[data-task-status="cancelled"]')).toHaveCount(2);
   await expect(page.getByText('cancelled', { exact: false }).first()).toBeVisible();
 });
+
+test('"Can delegate tasks" gives the agent its tools, and the tree shows the profile’s name, ids behind Details', async ({
+  page,
+  llm,
+}) => {
+  await addScriptedConnection(page, llm);
+  // A new profile keeps the id it was made with (`new-profile`) after it is renamed.
+  await page.goto('./#/profiles');
+  await page.getByRole('button', { name: 'New profile' }).click();
+  await expect(page).toHaveURL(/#\/profiles\/new-profile$/);
+  await page.getByLabel('Display name').fill('Researcher');
+  await page.getByRole('checkbox', { name: 'Other agents may call this profile' }).check();
+  await page.getByRole('checkbox', { name: 'As a subagent (returns a result)' }).check();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved “Researcher”' })).toBeVisible();
+
+  // The Session profile: one tick, and both tools are allowed with it.
+  await page.goto('./#/profiles/session');
+  await page.getByRole('button', { name: 'Customize' }).click();
+  await page.getByRole('checkbox', { name: /Can delegate tasks/ }).check();
+  await expect(page.getByRole('checkbox', { name: 'Allow agent_delegate' })).toBeChecked();
+  await expect(page.getByRole('checkbox', { name: 'Allow agent_await' })).toBeChecked();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('status').filter({ hasText: /Saved/ })).toBeVisible();
+
+  llm.script(
+    {
+      toolCalls: [
+        call('d1', 'agent_delegate', {
+          agentId: 'new-profile',
+          task: { title: 'About tides', objective: 'Find facts about [tides] and note them.' },
+        }),
+      ],
+    },
+    { toolCalls: [call('a1', 'agent_await', { mode: 'allCompleted' })] },
+    { text: ['Tides follow the moon.'] },
+  );
+  llm.scriptWhen('[tides]', {
+    toolCalls: [call('t-r', 'task_return', { summary: 'tides summarized', artifacts: [] })],
+  });
+  await startSession(page, 'research tides');
+  await expectReply(page, 'Tides follow the moon.');
+
+  const first = llm.requests.find((r) => r.path.endsWith('/chat/completions'))!.body as {
+    tools: { function: { name: string } }[];
+    messages: { content: unknown }[];
+  };
+  expect(first.tools.map((t) => t.function.name)).toEqual(
+    expect.arrayContaining(['agent_delegate', 'agent_await']),
+  );
+  expect(JSON.stringify(first.messages)).toContain('`new-profile`: Researcher');
+
+  await page.locator('a.run-link').last().click();
+  const tree = page.getByRole('region', { name: 'Delegated tasks' });
+  const task = tree.locator('details[data-invocation]', { hasText: 'About tides' });
+  await expect(task.locator(':scope > summary')).toContainText('Researcher');
+  await expect(task.locator(':scope > summary')).not.toContainText('new-profile');
+  await task.locator(':scope > summary').click();
+  const ids = task.locator('details.ids');
+  await expect(ids.locator('dl')).toBeHidden();
+  await ids.locator('summary').click();
+  await expect(ids).toContainText('new-profile');
+  await expect(ids).toContainText(/task_/);
+});
