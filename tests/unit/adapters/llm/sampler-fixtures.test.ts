@@ -17,10 +17,7 @@ const ENCODERS = {
 };
 
 describe.each(Object.keys(ENCODERS) as (keyof typeof ENCODERS)[])('%s sampler fields', (wire) => {
-  it.each(SAMPLER_SCENARIOS[wire].map((s) => [s.name, s] as const))(
-    '%s: matches request-sampler-%s.json',
-    (name, scenario) => {
-      expectFixture(requestFixture(wire, `request-sampler-${name}.json`), ENCODERS[wire](scenario));
-    },
-  );
+  it.each(SAMPLER_SCENARIOS[wire])('$name: matches request-sampler-$name.json', (scenario) => {
+    expectFixture(requestFixture(wire, `request-sampler-${scenario.name}.json`), ENCODERS[wire](scenario));
+  });
 });
