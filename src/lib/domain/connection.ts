@@ -6,6 +6,7 @@ import {
   type ImageSupport,
   type PresetId,
 } from './provider-presets';
+import { samplerSettingsSchema } from './sampler';
 
 export const DEMO_CONNECTION_ID = 'demo';
 
@@ -39,6 +40,8 @@ export const connectionSchema = z.discriminatedUnion('kind', [
     capabilities: capabilitiesSchema,
     /** Tokens the model accepts per request; long Sessions are compacted to fit. */
     contextWindow: z.int().positive().max(10_000_000).optional(),
+    /** Sampler settings pinned for every request on this connection, over the chat preset's (D23). */
+    sampler: samplerSettingsSchema.optional(),
   }),
 ]);
 

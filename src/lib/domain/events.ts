@@ -19,6 +19,11 @@ export interface RunEventPayloads {
     invocationId: string;
     request: { provider: string; model: string; messageCount: number; toolCount: number };
   };
+  /**
+   * What the adapter did not send of the request as it was asked, and why (a sampler setting the
+   * provider or model refuses, an image the model cannot take): the stream's `turn-start` warnings.
+   */
+  model_request_notes: { round: number; invocationId: string; notes: string[] };
   model_call_attempt_failed: {
     round: number;
     invocationId: string;

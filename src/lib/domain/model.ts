@@ -4,6 +4,7 @@
  */
 import type { HearthError } from './errors';
 import type { JsonObject } from './json';
+import type { SamplerSettings } from './sampler';
 
 export type ModelRole = 'system' | 'user' | 'assistant' | 'tool';
 
@@ -87,8 +88,12 @@ export interface ModelRequest {
    * its bytes are not sent. Absent means no decision was made: images with data are sent.
    */
   acceptsImages?: boolean;
-  maxOutputTokens?: number;
-  temperature?: number;
+  /**
+   * How the reply is sampled, with the connection's pinned settings already over the run's
+   * (`pinSampler`). Each adapter sends what its provider takes and opens the stream with a
+   * `turn-start` warning for each setting it did not send.
+   */
+  sampler?: SamplerSettings;
 }
 
 export interface Usage {

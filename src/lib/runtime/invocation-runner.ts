@@ -2,6 +2,7 @@ import { HearthFailure, toHearthError, type HearthError } from '$lib/domain/erro
 import { sha256Hex } from '$lib/domain/hash';
 import type { ContentPart, ModelMessage, StreamPart } from '$lib/domain/model';
 import { addUsage } from '$lib/domain/run';
+import type { SamplerSettings } from '$lib/domain/sampler';
 import { textMetrics } from '$lib/domain/text-metrics';
 import type { ToolId } from '$lib/domain/tool-id';
 import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
@@ -57,6 +58,8 @@ export interface InvocationScenario {
 export interface InvocationDeps {
   model: string;
   gateway: ModelGateway;
+  /** How the run's replies are sampled (a chat's preset); the connection's pins go over it. */
+  sampler?: SamplerSettings;
   log: RunLog;
   clock: Clock;
   retry: RetryPolicy;
@@ -147,6 +150,7 @@ export async function runInvocation(
           system: scenario.system,
           messages: transcript.messages(),
           snapshot,
+          ...(deps.sampler ? { sampler: deps.sampler } : {}),
         }),
         workspace,
         imageData,

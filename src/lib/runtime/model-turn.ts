@@ -22,6 +22,8 @@ export interface ModelTurn {
   usage: Usage;
   responseId: string | null;
   model: string | null;
+  /** What the adapter could not send of the request as it was asked (`turn-start` warnings). */
+  warnings: string[];
 }
 
 export type ModelTurnOutcome =
@@ -38,6 +40,7 @@ const emptyTurn = (): ModelTurn => ({
   usage: {},
   responseId: null,
   model: null,
+  warnings: [],
 });
 
 /** Consumes one streamed response, forwarding every part to `onPart` (live UI only). */
@@ -54,6 +57,9 @@ export async function collectModelTurn(
     onPart(part);
     reply.push(part);
     switch (part.type) {
+      case 'turn-start':
+        turn.warnings = part.warnings;
+        break;
       case 'text-delta':
         turn.text += part.delta;
         break;
@@ -124,6 +130,14 @@ export async function callWithRetry(
       log.publish({ type: 'part', round, part });
       watch.onPart?.(part);
     });
+    // A retry sends the same request: its notes are journaled once per round.
+    const warnings = outcome.kind === 'completed' ? outcome.turn.warnings : outcome.partial.warnings;
+    if (attempt === 1 && warnings.length > 0)
+      await log.emit({
+        type: 'model_request_notes',
+        level: 'warn',
+        payload: { round, invocationId, notes: warnings },
+      });
     if (outcome.kind === 'completed') return outcome;
     if (signal.aborted) return { kind: 'cancelled', partial: outcome.partial };
     const retryable = canRetryModelCall(outcome.error) && !outcome.toolOutputStarted;

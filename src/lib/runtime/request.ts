@@ -1,4 +1,5 @@
 import type { ContentPart, ModelMessage, ModelRequest, ToolChoice } from '$lib/domain/model';
+import type { SamplerSettings } from '$lib/domain/sampler';
 import { pairToolCalls } from './history';
 import type { ModelTurn } from './model-turn';
 import type { ToolSnapshot } from './tool-snapshot';
@@ -6,7 +7,8 @@ import type { ToolSnapshot } from './tool-snapshot';
 /**
  * The one request builder (runtime.md §1.5): the invocation's system prompt, the conversation
  * with every tool call paired with a result, and the snapshot's tools, and whether its model
- * takes images (their bytes are attached just before sending: `withImageData`).
+ * takes images (their bytes are attached just before sending: `withImageData`), and the run's
+ * sampler settings (the connection's pinned ones go over them in its gateway).
  */
 export function buildRequest(input: {
   model: string;
@@ -14,6 +16,7 @@ export function buildRequest(input: {
   messages: readonly ModelMessage[];
   snapshot: ToolSnapshot;
   toolChoice?: ToolChoice;
+  sampler?: SamplerSettings;
 }): ModelRequest {
   return {
     model: input.model,
@@ -24,6 +27,7 @@ export function buildRequest(input: {
     tools: [...input.snapshot.specs],
     toolChoice: input.toolChoice ?? 'auto',
     acceptsImages: input.snapshot.acceptsImages,
+    ...(input.sampler ? { sampler: input.sampler } : {}),
   };
 }
 

@@ -16,11 +16,13 @@ import { demoGateway } from '$lib/adapters/llm/demo/gateway';
 import { anthropicGateway } from '$lib/adapters/llm/anthropic/gateway';
 import { geminiGateway } from '$lib/adapters/llm/gemini/gateway';
 import { openAiChatGateway } from '$lib/adapters/llm/openai-chat/gateway';
+import { chatSamplerHost } from '$lib/adapters/llm/openai-chat/sampler';
+import { withPinnedSampler } from '$lib/adapters/llm/pinned-sampler';
 import { relayFetch } from '$lib/adapters/llm/relay';
 import { randomIds, systemClock } from '$lib/adapters/system/clock';
 import { sleep } from '$lib/adapters/system/sleep';
 import { broadcastRunBus } from '$lib/adapters/system/run-bus';
-import type { Connection } from '$lib/domain/connection';
+import type { Connection, RemoteConnection } from '$lib/domain/connection';
 import type { Locks } from '$lib/ports/locks';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import type { ImageNormalizer } from '$lib/ports/images';
@@ -120,6 +122,21 @@ export interface RuntimeContext {
   appVersion: string;
 }
 
+/** A remote connection's gateway for its wire format. */
+function wireGateway(
+  c: RemoteConnection,
+  http: { baseUrl: string; apiKey: string; fetch: typeof fetch },
+): ModelGateway {
+  switch (c.wire) {
+    case 'openai-chat':
+      return openAiChatGateway({ ...http, samplerHost: chatSamplerHost(c.preset) });
+    case 'anthropic':
+      return anthropicGateway(http);
+    case 'gemini':
+      return geminiGateway(http);
+  }
+}
+
 export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
   const db = openHearthDatabase(options.databaseName);
   void openWatched(db, (problem) => options.databaseProblem?.(problem));
@@ -143,14 +160,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
       apiKey: c.apiKey,
       fetch: c.relayUrl ? relayFetch(c.relayUrl, doFetch) : doFetch,
     };
-    switch (c.wire) {
-      case 'openai-chat':
-        return openAiChatGateway(http);
-      case 'anthropic':
-        return anthropicGateway(http);
-      case 'gemini':
-        return geminiGateway(http);
-    }
+    return withPinnedSampler(wireGateway(c, http), c.sampler);
   };
   const runs = new RunService({
     runs: stores.runs,

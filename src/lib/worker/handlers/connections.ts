@@ -1,3 +1,4 @@
+import { SAMPLER_LABELS, type SamplerKey } from '$lib/domain/sampler-mapping';
 import { listModels } from '$lib/adapters/llm/model-list';
 import { hintFor } from '$lib/adapters/llm/connection-hints';
 import { probeRequest, testConnection } from '$lib/adapters/llm/openai-chat/probe';
@@ -43,7 +44,7 @@ export function connectionHandlers(ctx: RuntimeContext): Handlers<ConnectionMeth
     const parsed = connectionSchema.safeParse({ ...draft, id, apiKey, kind: 'remote' });
     if (!parsed.success) {
       throw new HearthFailure(
-        hearthError('connection.invalid', parsed.error.issues.map((i) => i.message).join(' ')),
+        hearthError('connection.invalid', parsed.error.issues.map(issueText).join(' ')),
       );
     }
     await connections.put(parsed.data);
@@ -114,3 +115,11 @@ const slug = (name: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '')
     .slice(0, 40) || 'connection';
+
+/** A sampler setting's problem names the setting, as its field is labelled. */
+function issueText(issue: { path: PropertyKey[]; message: string }): string {
+  const [area, key] = issue.path;
+  if (area === 'sampler' && typeof key === 'string' && Object.hasOwn(SAMPLER_LABELS, key))
+    return `${SAMPLER_LABELS[key as SamplerKey]}: ${issue.message}.`;
+  return issue.message;
+}

@@ -2,6 +2,7 @@ import type { ContentPart, ImageRef, ModelMessage, ModelRequest, ToolChoice } fr
 import { requestImages, type RequestImages } from '$lib/domain/request-images';
 import type { JsonObject } from '$lib/domain/json';
 import { sanitizeToolSchema } from '$lib/domain/tool-schema';
+import { mapAnthropicSampler, type AnthropicSamplerFields } from './sampler';
 
 /** The provider name on `native` parts this adapter writes and replays. */
 export const ANTHROPIC_PROVIDER = 'anthropic';
@@ -68,23 +69,18 @@ export type AnthropicToolChoice =
   { type: 'auto' } | { type: 'any' } | { type: 'none' } | { type: 'tool'; name: string };
 
 /** Messages API request body (the subset Hearth sends). */
-export interface AnthropicBody {
+export interface AnthropicBody extends AnthropicSamplerFields {
   model: string;
-  max_tokens: number;
   system?: TextBlock[];
   messages: AnthropicMessage[];
   tools?: AnthropicTool[];
   tool_choice?: AnthropicToolChoice;
-  temperature?: number;
-  thinking?: { type: 'enabled'; budget_tokens: number };
   stream: true;
 }
 
 export interface AnthropicEncodeOptions {
-  /** `max_tokens` when the request sets no `maxOutputTokens` (the API requires one). */
+  /** `max_tokens` when the request's sampler sets no `maxOutputTokens` (the API requires one). */
   maxTokens?: number;
-  /** Extended thinking: the model thinks (streamed as reasoning) within this many tokens. */
-  thinkingBudgetTokens?: number;
   /** Mark the stable prefix with `cache_control` breakpoints (default true). */
   promptCaching?: boolean;
 }
@@ -129,11 +125,14 @@ export function encodeAnthropicRequest(
   const messages = encodeMessages(rest, { warnings, images });
   warnings.push(...images.warnings());
 
-  const thinking = opts.thinkingBudgetTokens;
-  let maxTokens = request.maxOutputTokens ?? opts.maxTokens ?? DEFAULT_MAX_TOKENS;
-  if (thinking !== undefined && maxTokens <= thinking) maxTokens += thinking;
+  // Extended thinking is on when the sampler's reasoning budget is (streamed as reasoning).
+  const sampler = mapAnthropicSampler(request.sampler, {
+    model: request.model,
+    defaultMaxTokens: opts.maxTokens ?? DEFAULT_MAX_TOKENS,
+  });
+  const thinking = sampler.fields.thinking !== undefined;
 
-  const body: AnthropicBody = { model: request.model, max_tokens: maxTokens, messages, stream: true };
+  const body: AnthropicBody = { model: request.model, ...sampler.fields, messages, stream: true };
   if (systemBlocks.length > 0) body.system = systemBlocks;
   if (request.tools.length > 0) {
     body.tools = request.tools.map((t) => ({
@@ -141,19 +140,11 @@ export function encodeAnthropicRequest(
       description: t.description,
       input_schema: sanitizeToolSchema(t.parameters, 'anthropic'),
     }));
-    body.tool_choice = encodeToolChoice(request.toolChoice, thinking !== undefined, warnings);
+    body.tool_choice = encodeToolChoice(request.toolChoice, thinking, warnings);
   } else if (request.toolChoice !== 'auto' && request.toolChoice !== 'none') {
     warnings.push('A tool choice was requested but no tools were offered; it was not sent.');
   }
-  if (thinking !== undefined) {
-    body.thinking = { type: 'enabled', budget_tokens: thinking };
-    if (request.temperature !== undefined)
-      warnings.push(
-        'Temperature was not sent: Anthropic does not accept it together with extended thinking.',
-      );
-  } else if (request.temperature !== undefined) {
-    body.temperature = request.temperature;
-  }
+  warnings.push(...sampler.notes);
   if (caching) markCacheBreakpoints(body);
   return { body, warnings };
 }

@@ -36,7 +36,6 @@ export function anthropicGateway(opts: AnthropicGatewayOptions = {}): ModelGatew
   const conn = anthropicConnection(opts);
   const encodeOpts: AnthropicEncodeOptions = {
     ...(opts.maxTokens !== undefined ? { maxTokens: opts.maxTokens } : {}),
-    ...(opts.thinkingBudgetTokens !== undefined ? { thinkingBudgetTokens: opts.thinkingBudgetTokens } : {}),
     ...(opts.promptCaching !== undefined ? { promptCaching: opts.promptCaching } : {}),
   };
   return {

@@ -14,6 +14,7 @@ import {
   type RequestImages,
 } from '$lib/domain/request-images';
 import { sanitizeToolSchema } from '$lib/domain/tool-schema';
+import { mapGeminiSampler, type GeminiGenerationConfig } from './sampler';
 
 /** The key of this adapter's entry in `providerMetadata`, and the provider of its `native` parts. */
 export const GEMINI_PROVIDER = 'gemini';
@@ -69,18 +70,12 @@ export interface GeminiBody {
   toolConfig?: {
     functionCallingConfig: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] };
   };
-  generationConfig?: {
-    maxOutputTokens?: number;
-    temperature?: number;
-    thinkingConfig?: { includeThoughts?: boolean; thinkingBudget?: number };
-  };
+  generationConfig?: GeminiGenerationConfig;
 }
 
 export interface GeminiEncodeOptions {
   /** Ask thinking models for thought summaries (streamed as reasoning). */
   includeThoughts?: boolean;
-  /** Thinking budget in tokens (`0` turns thinking off where the model allows it). */
-  thinkingBudget?: number;
   /** Send `skip_thought_signature_validator` on unsigned replayed calls (default true). */
   unsignedCallFallback?: boolean;
   /**
@@ -159,13 +154,13 @@ export function encodeGeminiRequest(request: ModelRequest, opts: GeminiEncodeOpt
   } else if (request.toolChoice !== 'auto' && request.toolChoice !== 'none') {
     warnings.push('A tool choice was requested but no tools were offered; it was not sent.');
   }
-  const generationConfig: NonNullable<GeminiBody['generationConfig']> = {};
-  if (request.maxOutputTokens !== undefined) generationConfig.maxOutputTokens = request.maxOutputTokens;
-  if (request.temperature !== undefined) generationConfig.temperature = request.temperature;
-  if (opts.includeThoughts !== undefined || opts.thinkingBudget !== undefined)
+  const sampler = mapGeminiSampler(request.sampler, { model: request.model });
+  warnings.push(...sampler.notes);
+  const generationConfig = sampler.fields;
+  if (opts.includeThoughts !== undefined)
     generationConfig.thinkingConfig = {
-      ...(opts.includeThoughts !== undefined ? { includeThoughts: opts.includeThoughts } : {}),
-      ...(opts.thinkingBudget !== undefined ? { thinkingBudget: opts.thinkingBudget } : {}),
+      includeThoughts: opts.includeThoughts,
+      ...generationConfig.thinkingConfig,
     };
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
   return { body, warnings };

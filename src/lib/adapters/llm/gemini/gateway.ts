@@ -33,7 +33,6 @@ export function geminiGateway(opts: GeminiGatewayOptions = {}): ModelGateway {
   const conn = geminiConnection(opts);
   const encodeOpts: GeminiEncodeOptions = {
     ...(opts.includeThoughts !== undefined ? { includeThoughts: opts.includeThoughts } : {}),
-    ...(opts.thinkingBudget !== undefined ? { thinkingBudget: opts.thinkingBudget } : {}),
     ...(opts.unsignedCallFallback !== undefined ? { unsignedCallFallback: opts.unsignedCallFallback } : {}),
   };
   const seed = opts.callKeySeed ?? randomSeed;

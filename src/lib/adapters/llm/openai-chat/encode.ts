@@ -6,16 +6,14 @@ import {
   withExplanations,
   type RequestImages,
 } from '$lib/domain/request-images';
+import { CHAT_SAMPLER_HOSTS, mapChatSampler, type ChatSamplerFields, type ChatSamplerHost } from './sampler';
 
 /** Chat Completions request body (the subset Hearth sends). */
-export interface ChatBody {
+export interface ChatBody extends ChatSamplerFields {
   model: string;
   messages: ChatMessage[];
   tools?: ChatTool[];
   tool_choice?: ChatToolChoice;
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  temperature?: number;
   stream: true;
   stream_options: { include_usage: true };
 }
@@ -44,6 +42,8 @@ export type ChatToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; 
 export interface EncodeOptions {
   /** OpenAI's own API wants `max_completion_tokens`; most compatible servers only know `max_tokens`. */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /** What the host takes of the sampler settings (default: a custom endpoint's). */
+  samplerHost?: ChatSamplerHost;
 }
 
 export interface EncodedRequest {
@@ -86,10 +86,13 @@ export function encodeChatRequest(request: ModelRequest, opts: EncodeOptions = {
   } else if (request.toolChoice !== 'auto' && request.toolChoice !== 'none') {
     warnings.push('A tool choice was requested but no tools were offered; it was not sent.');
   }
-  if (request.maxOutputTokens !== undefined)
-    body[opts.maxTokensField ?? 'max_tokens'] = request.maxOutputTokens;
-  if (request.temperature !== undefined) body.temperature = request.temperature;
-  warnings.push(...images.warnings());
+  const sampler = mapChatSampler(request.sampler, {
+    model: request.model,
+    host: opts.samplerHost ?? CHAT_SAMPLER_HOSTS.custom,
+    maxTokensField: opts.maxTokensField ?? 'max_tokens',
+  });
+  Object.assign(body, sampler.fields);
+  warnings.push(...images.warnings(), ...sampler.notes);
   return { body, warnings };
 }
 

@@ -14,6 +14,7 @@ import {
 import { notAStreamFailure, streamedFailure, webPageFailure } from '../http-failures';
 import { createChatDecoder, type ChatDecoder } from './decode';
 import { encodeChatRequest, type EncodeOptions } from './encode';
+import { CHAT_SAMPLER_HOSTS, type ChatSamplerHost } from './sampler';
 
 export { DEFAULT_STALL_MS, guarded, normalizeBaseUrl, redactError, send, type Sent } from '../http';
 
@@ -28,6 +29,8 @@ export interface OpenAiChatGatewayOptions {
   headers?: Record<string, string>;
   /** Defaults to `max_completion_tokens` for api.openai.com and `max_tokens` elsewhere. */
   maxTokensField?: EncodeOptions['maxTokensField'];
+  /** What the host takes of the sampler settings; defaults to OpenAI's for api.openai.com. */
+  samplerHost?: ChatSamplerHost;
 }
 
 export const OPENAI_CHAT_PROVIDER = 'openai-chat';
@@ -43,17 +46,19 @@ export function openAiChatGateway(opts: OpenAiChatGatewayOptions): ModelGateway 
 /** Everything a request needs, resolved once per gateway. */
 export interface Connection extends HttpConnection {
   maxTokensField: NonNullable<EncodeOptions['maxTokensField']>;
+  samplerHost: ChatSamplerHost;
 }
 
 export function resolveConnection(opts: OpenAiChatGatewayOptions): Connection {
   const baseUrl = normalizeBaseUrl(opts.baseUrl);
+  const openAi = hostOf(baseUrl) === 'api.openai.com';
   return {
     baseUrl,
     fetch: opts.fetch ?? defaultFetch,
     stallMs: opts.stallMs ?? DEFAULT_STALL_MS,
     headers: { ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}), ...opts.headers },
-    maxTokensField:
-      opts.maxTokensField ?? (hostOf(baseUrl) === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens'),
+    maxTokensField: opts.maxTokensField ?? (openAi ? 'max_completion_tokens' : 'max_tokens'),
+    samplerHost: opts.samplerHost ?? (openAi ? CHAT_SAMPLER_HOSTS.openai : CHAT_SAMPLER_HOSTS.custom),
   };
 }
 
@@ -62,7 +67,10 @@ async function* streamChat(
   request: ModelRequest,
   signal: AbortSignal,
 ): AsyncGenerator<StreamPart[]> {
-  const { body, warnings } = encodeChatRequest(request, { maxTokensField: conn.maxTokensField });
+  const { body, warnings } = encodeChatRequest(request, {
+    maxTokensField: conn.maxTokensField,
+    samplerHost: conn.samplerHost,
+  });
   const decoder = createChatDecoder({ warnings });
   const opened = await send(
     conn,

@@ -57,7 +57,7 @@ export function probeRequest(model: string): ModelRequest {
     messages: [{ role: 'user', parts: [{ type: 'text', text: PROBE_PROMPT }] }],
     tools: [],
     toolChoice: 'auto',
-    maxOutputTokens: 16,
+    sampler: { maxOutputTokens: 16 },
   };
 }
 

@@ -16,8 +16,7 @@ describe('encodeAnthropicRequest', () => {
   it('encodes a whole tool round trip with images, thinking replay and cache breakpoints', () => {
     const { body, warnings } = encodeAnthropicRequest(
       request({
-        maxOutputTokens: 1024,
-        temperature: 0.3,
+        sampler: { maxOutputTokens: 1024, temperature: 0.3 },
         toolChoice: 'required',
         messages: [
           { role: 'system', parts: [{ type: 'text', text: 'You are Hearth.' }] },
@@ -279,10 +278,8 @@ describe('encodeAnthropicRequest', () => {
         messages: [user('x')],
         tools,
         toolChoice: 'required',
-        temperature: 0.2,
-        maxOutputTokens: 1000,
+        sampler: { temperature: 0.2, maxOutputTokens: 1000, reasoningBudgetTokens: 4000 },
       }),
-      { thinkingBudgetTokens: 4000 },
     );
     expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 4000 });
     expect(body.max_tokens).toBe(5000);
@@ -290,7 +287,8 @@ describe('encodeAnthropicRequest', () => {
     expect(body.tool_choice).toEqual({ type: 'auto' });
     expect(warnings).toEqual([
       'The tool choice was sent as "auto": with extended thinking Anthropic only accepts "auto" or "none".',
-      'Temperature was not sent: Anthropic does not accept it together with extended thinking.',
+      'Max reply tokens was sent as 5000: Anthropic counts the thinking budget (4000) in max_tokens.',
+      'Temperature was not sent: Anthropic does not take it together with extended thinking.',
     ]);
   });
 

@@ -79,12 +79,12 @@ describe('anthropicGateway requests', () => {
     const { fetch } = await run(
       fixture('text.sse'),
       {},
-      { baseUrl: 'https://relay.example.test/anthropic/v1/', maxTokens: 100, thinkingBudgetTokens: 50 },
+      { baseUrl: 'https://relay.example.test/anthropic/v1/', maxTokens: 100, promptCaching: false },
     );
     expect(fetch.calls[0]?.url).toBe('https://relay.example.test/anthropic/v1/messages');
     expect(JSON.parse(String(fetch.calls[0]?.init?.body))).toMatchObject({
       max_tokens: 100,
-      thinking: { type: 'enabled', budget_tokens: 50 },
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
     });
   });
 

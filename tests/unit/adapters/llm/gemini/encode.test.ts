@@ -20,8 +20,7 @@ describe('encodeGeminiRequest', () => {
   it('encodes a whole tool round trip with images, thought signatures and local call keys', () => {
     const { body, warnings } = encodeGeminiRequest(
       request({
-        maxOutputTokens: 1024,
-        temperature: 0.3,
+        sampler: { maxOutputTokens: 1024, temperature: 0.3, reasoningBudgetTokens: 2048 },
         toolChoice: { name: 'workspace_read_file' },
         messages: [
           { role: 'system', parts: [{ type: 'text', text: 'You are Hearth.' }] },
@@ -94,7 +93,7 @@ describe('encodeGeminiRequest', () => {
           },
         ],
       }),
-      { includeThoughts: true, thinkingBudget: 2048 },
+      { includeThoughts: true },
     );
     expect(warnings).toEqual([]);
     expect(body).toEqual({

@@ -65,8 +65,7 @@ describe('encodeChatRequest', () => {
           },
         ],
         toolChoice: 'required',
-        maxOutputTokens: 256,
-        temperature: 0.2,
+        sampler: { maxOutputTokens: 256, temperature: 0.2 },
       }),
     );
     expect(warnings).toEqual([]);
@@ -142,7 +141,7 @@ describe('encodeChatRequest', () => {
   });
 
   it('uses max_completion_tokens when asked', () => {
-    const { body } = encodeChatRequest(request({ maxOutputTokens: 9 }), {
+    const { body } = encodeChatRequest(request({ sampler: { maxOutputTokens: 9 } }), {
       maxTokensField: 'max_completion_tokens',
     });
     expect(body.max_completion_tokens).toBe(9);

@@ -46,7 +46,7 @@ describe('openAiChatGateway requests', () => {
   });
 
   it('uses max_completion_tokens for api.openai.com only', async () => {
-    const request = { ...sampleRequest(), maxOutputTokens: 5 };
+    const request = { ...sampleRequest(), sampler: { maxOutputTokens: 5 } };
     for (const [baseUrl, field] of [
       ['https://api.openai.com/v1', 'max_completion_tokens'],
       ['http://127.0.0.1:11434/v1', 'max_tokens'],
