@@ -7,7 +7,7 @@ import {
   upgradeConnection,
 } from './connection';
 import { appOriginRefusal, installedExtensionSchema, isAppOrigin, parseManifest } from './extension';
-import { checkServerDraft, mcpServerSchema } from './mcp';
+import { checkServerDraft, mcpServerSchema, missingHeaderValues } from './mcp';
 
 /**
  * What a restored row may bring into this browser (docs/architecture.md, the boundary). A backup
@@ -106,15 +106,11 @@ function checkMcpServer(raw: Row, here: Row | undefined): RowCheck {
   // Header values were typed for this endpoint: they stay only while it is the same.
   const values = new Map(stored?.endpoint === endpoint ? stored.headers.map((h) => [h.name, h.value]) : []);
   const restored = checked.value.headers.map((h) => ({ name: h.name, value: values.get(h.name) ?? '' }));
-  const missing = restored.filter((h) => h.value === '').map((h) => h.name);
+  const missing = missingHeaderValues(restored);
   return {
     row: { ...raw, endpoint, headers: restored },
     secretInArchive,
-    ...(missing.length
-      ? {
-          needsSecret: `no value for the header${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: add one`,
-        }
-      : {}),
+    ...(missing ? { needsSecret: missing } : {}),
     forgetSignIn:
       stored === undefined ||
       stored.endpoint !== endpoint ||

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hearthError, type HearthError } from './errors';
 import {
   IMAGE_SUPPORT,
   PRESET_IDS,
@@ -125,6 +126,13 @@ export const NO_API_KEY = 'no API key: add one';
  */
 export const lacksApiKey = (c: Connection): boolean =>
   c.kind === 'remote' && c.apiKey === '' && presetOf(c.preset)?.needsKey === true;
+
+/** Why a run on a connection that lacks its key stops before sending anything. */
+export const missingKeyError = (c: Connection): HearthError =>
+  hearthError(
+    'model.not_configured',
+    `The connection “${c.displayName}” has ${NO_API_KEY} on the Connections page. Nothing was sent.`,
+  );
 
 /** Where a connection sends its requests (and its key): the provider, and the relay in front of it. */
 export const connectionAddresses = (c: RemoteConnection): string[] =>
