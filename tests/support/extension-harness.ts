@@ -69,7 +69,8 @@ export function extensionHarness() {
     extensions,
     provider,
     call,
-    install: (files: PackageFile[], hosts: string[] = []) => extensions.install(files, hosts),
+    install: async (files: PackageFile[], hosts: string[] = []) =>
+      extensions.install(files, hosts, (await extensions.inspect(files)).reviewed),
     close: async () => {
       for (const { extension } of await extensions.list()) await extensions.remove(extension.id);
       await db.delete();

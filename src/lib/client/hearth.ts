@@ -173,8 +173,9 @@ export class HearthClient {
   readonly extensions = {
     list: () => this.#rpc.call('extensions.list', undefined),
     inspect: (files: PackageUpload) => this.#rpc.call('extensions.inspect', { files }),
-    install: (files: PackageUpload, hosts: string[]) =>
-      this.#rpc.call('extensions.install', { files, hosts }),
+    /** `reviewed`: the inspection's hash the person saw; a package that differs now is refused. */
+    install: (files: PackageUpload, hosts: string[], reviewed: string) =>
+      this.#rpc.call('extensions.install', { files, hosts, reviewed }),
     setEnabled: (id: string, enabled: boolean) => this.#rpc.call('extensions.setEnabled', { id, enabled }),
     setPermission: (id: string, tool: string, permission: ExtensionToolPermission) =>
       this.#rpc.call('extensions.setPermission', { id, tool, permission }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decodeBase64, encodeBase64 } from './base64';
+import type { RestoredAddress } from './backup-rows';
 import { hearthError, type HearthError } from './errors';
 import { err, ok, type Result } from './result';
 
@@ -393,6 +394,12 @@ export interface InspectedItem {
   kind: ItemKind;
   label: string;
   status: ItemStatus;
+  /** Why it cannot be restored (the page that makes one would refuse it): it is left out. */
+  problem?: string;
+  /** What the person gives again after the restore ("no API key: add one"). */
+  needsSecret?: string;
+  /** The example Hearth seeds in every browser, unchanged here: not counted as the person's. */
+  builtIn?: boolean;
 }
 
 export interface BackupInspection {
@@ -406,17 +413,12 @@ export interface BackupInspection {
   /** Runs (with their journals and records) not here yet, added as they are. */
   newRuns: number;
   /**
-   * What the backup's extensions and MCP servers may reach once restored (accepted hosts,
-   * endpoints): shown before the person confirms, as installing or adding them would.
+   * Every address the backup's connections (provider and relay), MCP servers and extensions will
+   * send to once restored, each marked against this browser's copy: shown before the person confirms.
    */
-  reach: { key: ItemKey; label: string; reaches: string[] }[];
-}
-
-/** The network places an extension or MCP server row may reach; none for other rows. */
-export function reachOf(table: BackupTable, row: Record<string, unknown>): string[] | null {
-  if (table === 'extensions') return Array.isArray(row.allowedHosts) ? row.allowedHosts.map(String) : [];
-  if (table === 'mcpServers') return [String(row.endpoint)];
-  return null;
+  reach: { key: ItemKey; kind: ItemKind; label: string; addresses: RestoredAddress[] }[];
+  /** Items whose rows carried a secret (an API key, a header value): none of it is taken. */
+  secretsInArchive: number;
 }
 
 export interface RestoreChoices {
@@ -432,4 +434,6 @@ export interface RestoreSummary {
   skipped: number;
   same: number;
   runsAdded: number;
+  /** Restored connections and MCP servers that need their secret again, and which one. */
+  needsSecret: { key: ItemKey; kind: ItemKind; label: string; what: string }[];
 }

@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { hearthError, type HearthError } from './errors';
 import {
   IMAGE_SUPPORT,
   PRESET_IDS,
   PROVIDER_PRESETS,
+  presetOf,
   type ImageSupport,
   type PresetId,
 } from './provider-presets';
@@ -117,3 +119,24 @@ export function upgradeImages(preset: string, images: boolean): ImageSupport {
 /** What leaves the worker for display: the key is masked. */
 export const redactConnection = (c: Connection): Connection =>
   c.kind === 'demo' ? c : { ...c, apiKey: c.apiKey ? `••••${c.apiKey.slice(-4)}` : '' };
+
+/** What the Connections page, a restore and a run say of a connection whose provider needs a key it lacks. */
+export const NO_API_KEY = 'no API key: add one';
+
+/**
+ * Whether the connection needs an API key it does not have (its provider needs one): such a
+ * connection is refused before any request, never sent without its Authorization header.
+ */
+export const lacksApiKey = (c: Connection): boolean =>
+  c.kind === 'remote' && c.apiKey === '' && presetOf(c.preset)?.needsKey === true;
+
+/** Why a run on a connection that lacks its key stops before sending anything. */
+export const missingKeyError = (c: Connection): HearthError =>
+  hearthError(
+    'model.not_configured',
+    `The connection “${c.displayName}” has ${NO_API_KEY} on the Connections page. Nothing was sent.`,
+  );
+
+/** Where a connection sends its requests (and its key): the provider, and the relay in front of it. */
+export const connectionAddresses = (c: RemoteConnection): string[] =>
+  c.relayUrl ? [c.baseUrl, c.relayUrl] : [c.baseUrl];

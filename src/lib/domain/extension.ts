@@ -118,6 +118,50 @@ export function normalizeHost(raw: string): Result<string, HearthError> {
 }
 
 /**
+ * Whether a host name is this machine by a name of its own: `localhost` and its subdomains,
+ * 127.0.0.0/8, `[::1]`, the unspecified addresses, and IPv4-mapped loopback.
+ */
+function isLoopbackName(hostname: string): boolean {
+  const name = hostname.replace(/\.$/, '');
+  return (
+    name === 'localhost' ||
+    name.endsWith('.localhost') ||
+    /^127\.\d+\.\d+\.\d+$/.test(name) ||
+    name === '0.0.0.0' ||
+    name === '[::1]' ||
+    name === '[::]' ||
+    /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(name)
+  );
+}
+
+const portOf = (url: URL) => url.port || (url.protocol === 'https:' ? '443' : '80');
+
+/**
+ * Whether a host is the app's own origin under any of its names: the same origin, or, for an app
+ * served from this machine, any loopback name with the app's port (`http://localhost:4173` is the
+ * app served at `http://127.0.0.1:4173`).
+ */
+export function isAppOrigin(host: string, appOrigin: string): boolean {
+  let a: URL, b: URL;
+  try {
+    a = new URL(host);
+    b = new URL(appOrigin);
+  } catch {
+    return false;
+  }
+  if (a.origin === b.origin) return true;
+  if (a.hostname.replace(/\.$/, '') === b.hostname && portOf(a) === portOf(b)) return true;
+  return isLoopbackName(a.hostname) && isLoopbackName(b.hostname) && portOf(a) === portOf(b);
+}
+
+/** The refusal of a host that is the app itself. */
+export const appOriginRefusal = (host: string): HearthError =>
+  hearthError(
+    'extension.manifest_invalid',
+    `An extension cannot be allowed to reach Hearth itself (${host} is this app's own address).`,
+  );
+
+/**
  * The `connect-src` of an extension's policy: exactly the hosts the person accepted, or none.
  * Origins from `normalizeHost` contain no spaces, quotes or semicolons.
  */

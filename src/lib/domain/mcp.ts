@@ -134,6 +134,16 @@ export function checkServerDraft(draft: McpServerDraft): Result<McpServerDraft, 
   });
 }
 
+/**
+ * What the MCP page, a restore and a request say of a server whose headers have names but no
+ * values (a restore keeps values only for the endpoint they were typed for), or null.
+ */
+export function missingHeaderValues(headers: readonly { name: string; value: string }[]): string | null {
+  const names = headers.filter((h) => h.name !== '' && h.value === '').map((h) => h.name);
+  if (names.length === 0) return null;
+  return `no value for the header${names.length > 1 ? 's' : ''} ${names.join(', ')}: add one`;
+}
+
 /** A tool's hints as the server describes it; untrusted, shown as the server's claims. */
 export interface McpToolAnnotations {
   title?: string;

@@ -1,12 +1,14 @@
 import type { ToolFacts } from '$lib/domain/builtin-tools';
 import { hearthError, HearthFailure, type ErrorCode, type HearthError } from '$lib/domain/errors';
 import {
+  appOriginRefusal,
   checkRegistrations,
   compareVersions,
   EXTENSION_LIMITS,
   EXTENSION_PACKAGE_LIMITS,
   extensionPackage,
   extensionToolId,
+  isAppOrigin,
   parseManifest,
   permissionOf,
   receiptResult,
@@ -17,6 +19,7 @@ import {
   type InstalledExtension,
 } from '$lib/domain/extension';
 import type { JsonObject } from '$lib/domain/json';
+import { sha256Hex } from '$lib/domain/hash';
 import { checkPackageFiles, packageHash, type PackageFile } from '$lib/domain/package-files';
 import type { ToolScope } from '$lib/domain/tool-scope';
 import { withImageNotes } from '$lib/domain/tool-result';
@@ -49,8 +52,16 @@ export interface ExtensionInspection {
   tools: ExtensionTool[];
   sha256: string;
   files: { path: string; bytes: number }[];
-  /** New, a newer version of an installed one, or exactly what is installed. */
-  change: { kind: 'new' } | { kind: 'update'; from: string } | { kind: 'same' };
+  /**
+   * New, a newer version of an installed one (with the hosts it declared and the ones the person
+   * accepted then), or exactly what is installed.
+   */
+  change:
+    | { kind: 'new' }
+    | { kind: 'update'; from: string; hosts: string[]; allowedHosts: string[] }
+    | { kind: 'same' };
+  /** The hash of what the person reviews (the files, the manifest, the tools): install installs only that. */
+  reviewed: string;
 }
 
 /** What the Extensions page's "Try" shows: the result as the model would read it, and its images. */
@@ -122,9 +133,23 @@ export class Extensions {
   /**
    * Installs (or updates to) the package, reaching only those of its declared hosts the person
    * accepted. An update keeps the extension's state and the permissions of tools it still has.
+   * The package is loaded again, and installed only when the files, the manifest and the tools
+   * are the ones the person reviewed (`reviewed`): a module that answers differently the second
+   * time is refused.
    */
-  async install(files: readonly PackageFile[], acceptedHosts: readonly string[]): Promise<ExtensionView> {
+  async install(
+    files: readonly PackageFile[],
+    acceptedHosts: readonly string[],
+    reviewed: string,
+  ): Promise<ExtensionView> {
     const { inspection, files: checked, entry } = await this.#inspect(files);
+    if (inspection.reviewed !== reviewed)
+      throw new HearthFailure(
+        hearthError(
+          'extension.conflict',
+          'The package is not the one you reviewed: its files, manifest or tools differ now (a module may answer differently each time it loads). Nothing was installed; choose the package again to review what it is now.',
+        ),
+      );
     const { manifest } = inspection;
     const current = this.#records.get(manifest.id);
     if (inspection.change.kind === 'same' && current) return viewOf(current);
@@ -404,13 +429,8 @@ export class Extensions {
       manifest = parsed.value;
     }
     const own = this.deps.appOrigin;
-    if (own && manifest.hosts.includes(own))
-      refuse(
-        hearthError(
-          'extension.manifest_invalid',
-          `An extension cannot be allowed to reach Hearth itself (${own}).`,
-        ),
-      );
+    const ownHost = own ? manifest.hosts.find((h) => isAppOrigin(h, own)) : undefined;
+    if (ownHost) refuse(appOriginRefusal(ownHost));
     if (registered.tools.length === 0)
       refuse(
         hearthError(
@@ -436,17 +456,24 @@ export class Extensions {
           `${current.name} ${current.version} is installed; this package is the older ${manifest.version}. Remove the installed one first to go back.`,
         ),
       );
+    const tools = registered.tools;
     return {
       inspection: {
         manifest,
-        tools: registered.tools,
+        tools,
         sha256,
         files: pkg.value.files.map((f) => ({ path: f.path, bytes: f.bytes.byteLength })),
         change: !current
           ? { kind: 'new' }
           : order === 0
             ? { kind: 'same' }
-            : { kind: 'update', from: current.version },
+            : {
+                kind: 'update',
+                from: current.version,
+                hosts: current.hosts,
+                allowedHosts: current.allowedHosts,
+              },
+        reviewed: await sha256Hex(JSON.stringify({ sha256, manifest, tools })),
       },
       files: pkg.value.files,
       entry,

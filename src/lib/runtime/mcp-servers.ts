@@ -6,6 +6,7 @@ import {
   checkServerDraft,
   mcpResultForModel,
   mcpServerErrorForModel,
+  missingHeaderValues,
   needsApproval,
   notOffered,
   offeredTools,
@@ -160,6 +161,7 @@ export class McpServers {
   /** Asks the server for its tools (always the network) and keeps them; new tools arrive Off. */
   async discover(id: string, signal: AbortSignal): Promise<McpServerView> {
     const server = await this.#server(id);
+    orThrow(ready(server));
     const found = await this.deps.connector.discover(server, signal);
     if (!found.ok) throw new HearthFailure(found.error);
     const catalog: McpCatalog = {
@@ -256,7 +258,10 @@ export class McpServers {
   /** The servers page's "Try": one call with arguments typed by the person, whatever its permission. */
   async tryCall(id: string, tool: string, args: JsonObject, signal: AbortSignal): Promise<McpTryResult> {
     const server = await this.#server(id);
-    const outcome = await this.deps.connector.call(server, tool, args, signal);
+    const unready = ready(server);
+    const outcome: McpCallOutcome = unready.ok
+      ? await this.deps.connector.call(server, tool, args, signal)
+      : { kind: 'not_sent', error: unready.error };
     const mapped = forModel(outcome);
     const preview = await previewToolImages(
       mapped.images.flatMap(({ data, label }) => {
@@ -324,6 +329,9 @@ export class McpServers {
     const discovered = this.#catalogs.get(serverId)?.tools.find((t) => t.name === tool.nativeName);
     const why = discovered ? notOffered(server, discovered) : 'the server no longer lists it';
     if (why) return notSent(why);
+    const unready = ready(server);
+    if (!unready.ok)
+      return failure(unready.error.code, `\`${tool.nativeName}\` was not called: ${unready.error.message}`);
     const outcome = await this.deps.connector.call(server, tool.nativeName, args, signal);
     // Sent with no answer: the run must not go on as if the tool had not run (tools.md §15.3).
     if (outcome.kind === 'unknown') {
@@ -404,6 +412,20 @@ export class McpServers {
     this.#servers = new Map(servers.map((s) => [s.id, s]));
     this.#catalogs = new Map(catalogs.map((c) => [c.serverId, c]));
   }
+}
+
+/** A server with a header that lost its value is not contacted: the header would go out empty. */
+function ready(server: McpServer): { ok: true; value: null } | { ok: false; error: HearthError } {
+  const missing = missingHeaderValues(server.headers);
+  return missing
+    ? {
+        ok: false,
+        error: hearthError(
+          'mcp.server_invalid',
+          `${server.displayName} has ${missing} under Edit on the MCP servers page. Nothing was sent.`,
+        ),
+      }
+    : { ok: true, value: null };
 }
 
 const serverIdOf = (tool: CatalogTool) => tool.toolId.slice('mcp/'.length, tool.toolId.indexOf(':'));

@@ -22,7 +22,7 @@ import { relayFetch } from '$lib/adapters/llm/relay';
 import { randomIds, systemClock } from '$lib/adapters/system/clock';
 import { sleep } from '$lib/adapters/system/sleep';
 import { broadcastRunBus } from '$lib/adapters/system/run-bus';
-import type { Connection, RemoteConnection } from '$lib/domain/connection';
+import { lacksApiKey, missingKeyError, type Connection, type RemoteConnection } from '$lib/domain/connection';
 import type { Locks } from '$lib/ports/locks';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import type { ImageNormalizer } from '$lib/ports/images';
@@ -42,7 +42,7 @@ import { broadcastChanges } from '$lib/adapters/system/changes';
 import { LazyMcpConnector } from '$lib/adapters/mcp/lazy-connector';
 import { McpServers } from '$lib/runtime/mcp-servers';
 import { DexieExtensionStore } from '$lib/adapters/db/extension-store';
-import { hearthError, HearthFailure } from '$lib/domain/errors';
+import { hearthError, HearthFailure, type HearthError } from '$lib/domain/errors';
 import type { ExtensionRunner } from '$lib/ports/extensions';
 import { Extensions } from '$lib/runtime/extensions';
 import { DexieSkillStore } from '$lib/adapters/db/skill-store';
@@ -137,6 +137,14 @@ function wireGateway(
   }
 }
 
+/** A gateway that answers every request with `error` and sends nothing. */
+const refusingGateway = (provider: string, error: HearthError): ModelGateway => ({
+  provider,
+  stream: async function* () {
+    yield { type: 'error', error };
+  },
+});
+
 export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
   const db = openHearthDatabase(options.databaseName);
   void openWatched(db, (problem) => options.databaseProblem?.(problem));
@@ -155,6 +163,8 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const gatewayFor = (c: Connection): ModelGateway => {
     if (c.kind === 'demo') return demoGateway({ delayMs: options.demoDelayMs });
+    // Refused here, before any request: never sent without the key the provider needs.
+    if (lacksApiKey(c)) return refusingGateway(c.wire, missingKeyError(c));
     const http = {
       baseUrl: c.baseUrl,
       apiKey: c.apiKey,

@@ -570,7 +570,7 @@ export type ExtensionMethods = {
   /** What installing would do; refuses a bad package with why. A lone zip is unpacked first. */
   'extensions.inspect': (p: { files: PackageUpload }) => ExtensionInspection;
   /** Installs or updates; `hosts`: the declared hosts the person accepted. */
-  'extensions.install': (p: { files: PackageUpload; hosts: string[] }) => ExtensionView;
+  'extensions.install': (p: { files: PackageUpload; hosts: string[]; reviewed: string }) => ExtensionView;
   'extensions.setEnabled': (p: { id: string; enabled: boolean }) => ExtensionView;
   'extensions.setPermission': (p: {
     id: string;

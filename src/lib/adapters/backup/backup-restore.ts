@@ -1,5 +1,7 @@
 import Dexie, { type Table } from 'dexie';
 import { blobZipEntryChunks, readBlobZipDirectory, readBlobZipEntry } from '$lib/adapters/packages/blob-zip';
+import { EXAMPLE_CHARACTER_ID, EXAMPLE_LOREBOOK_ID } from '$lib/chat/example';
+import { checkRestoredRow, type RowCheck } from '$lib/domain/backup-rows';
 import { upgradeConnection } from '$lib/domain/connection';
 import {
   BACKUP_TABLES,
@@ -13,8 +15,8 @@ import {
   fileOfEntry,
   fileUnit,
   itemLabel,
+  itemKey,
   parseManifest,
-  reachOf,
   remapRow,
   remapUnit,
   rowOwner,
@@ -31,6 +33,7 @@ import {
   type ItemKind,
 } from '$lib/domain/backup';
 import { hearthError, HearthFailure } from '$lib/domain/errors';
+import { packageHash, type PackageFile } from '$lib/domain/package-files';
 import { TERMINAL_STATUSES } from '$lib/domain/run';
 import type { ZipEntry } from '$lib/domain/zip-archive';
 import type { HearthDatabase } from '../db/database';
@@ -55,6 +58,8 @@ interface Deps {
   freeBytes?: number;
   /** Told of each workspace a restore moved in or removed. */
   changed?: (unit: string) => void;
+  /** The app's own origin: no restored extension may reach it. */
+  appOrigin?: string;
   signal: AbortSignal;
   onProgress: (p: BackupProgress) => void;
 }
@@ -168,6 +173,13 @@ function upgraded(table: BackupTable, row: Row): Row {
   return table === 'connections' ? (upgradeConnection(row) as Row) : row;
 }
 
+/** The examples every browser is seeded with: when unchanged here, they are not the person's to count. */
+const BUILT_IN: ReadonlySet<ItemKey> = new Set([
+  itemKey('character', EXAMPLE_CHARACTER_ID),
+  itemKey('lorebook', EXAMPLE_LOREBOOK_ID),
+  itemKey('setting', 'exampleCharacterSeeded'),
+]);
+
 /** What a restore knows about the archive's items after the dry run. */
 interface Plan {
   archive: Archive;
@@ -226,6 +238,10 @@ export async function inspectBackup(
   const emptyTables = new Set<BackupTable>();
   let newRuns = 0;
   const reach: BackupInspection['reach'] = [];
+  let secretsInArchive = 0;
+  /** Each extension's files as the backup has them, to hold against the hash it was installed with. */
+  const extensionFiles = new Map<string, PackageFile[]>();
+  const extensionHashes = new Map<ItemKey, string>();
   const progress: BackupProgress = { doneBytes: 0, totalBytes: archive.totalBytes };
 
   for (const e of archive.tableEntries) {
@@ -237,32 +253,53 @@ export async function inspectBackup(
     const existing = emptyTables.has(e.table)
       ? rows.map(() => undefined)
       : await table.bulkGet(rows.map((r) => keyOf(table, r)) as never[]);
-    rows.forEach((row, i) => {
-      const owner = rowOwner(e.table, row);
+    rows.forEach((raw, i) => {
+      const owner = rowOwner(e.table, raw);
       if (owner === null) {
         if (e.table === 'runs' && existing[i] === undefined) newRuns++;
         return;
       }
       const kind = owner.slice(0, owner.indexOf(':')) as ItemKind;
+      const check = checkRestoredRow(e.table, raw, existing[i] as Row | undefined, deps.appOrigin);
+      const row = check.row;
       if (e.table === OWNER_TABLE[kind]) {
+        const label = itemLabel(kind, row);
         items.set(owner, {
           key: owner,
           kind,
-          label: itemLabel(kind, row),
+          label,
           status: existing[i] ? 'same' : 'new',
+          ...(check.problem ? { problem: check.problem } : {}),
+          ...(check.needsSecret ? { needsSecret: check.needsSecret } : {}),
         });
+        if (check.secretInArchive) secretsInArchive++;
         if (kind === 'skill' && typeof row.dir === 'string') skillDirs.set(row.dir, owner);
-        const reaches = reachOf(e.table, row);
-        if (reaches) reach.push({ key: owner, label: itemLabel(kind, row), reaches });
+        if (check.addresses && !check.problem)
+          reach.push({ key: owner, kind, label, addresses: check.addresses });
+        if (kind === 'extension') extensionHashes.set(owner, String(row.sha256));
+      }
+      if (e.table === 'extensionFiles' && row.bytes instanceof Uint8Array) {
+        const id = String(row.extensionId);
+        extensionFiles.set(id, [
+          ...(extensionFiles.get(id) ?? []),
+          { path: String(row.path), bytes: row.bytes },
+        ]);
       }
       rowCounts.set(owner, (rowCounts.get(owner) ?? 0) + 1);
       const same =
         existing[i] !== undefined &&
-        encodeRow(content(withoutSecrets(e.table, existing[i] as Row))) === encodeRow(content(row));
+        encodeRow(content(withoutSecrets(e.table, existing[i] as Row))) ===
+          encodeRow(content(withoutSecrets(e.table, row)));
       equal.set(owner, (equal.get(owner) ?? true) && same);
     });
     progress.doneBytes += e.entry.size;
     deps.onProgress({ ...progress });
+  }
+  for (const [key, sha256] of extensionHashes) {
+    const item = items.get(key)!;
+    const files = extensionFiles.get(key.slice('extension:'.length)) ?? [];
+    if (!item.problem && (await packageHash(files)) !== sha256)
+      item.problem = 'its files are not the ones it was installed with';
   }
   for (const item of items.values()) {
     if (item.status === 'new') continue;
@@ -270,6 +307,7 @@ export async function inspectBackup(
     const id = item.key.slice(item.kind.length + 1);
     for (const c of dependents(db, item.kind, id)) count += await c.count();
     if (!equal.get(item.key) || count !== rowCounts.get(item.key)) item.status = 'conflict';
+    else if (BUILT_IN.has(item.key)) item.builtIn = true;
   }
   for (const f of archive.fileEntries) {
     // Files are hashed as they are restored; the dry run checks their sizes and places only.
@@ -287,6 +325,7 @@ export async function inspectBackup(
       items: [...items.values()],
       newRuns,
       reach,
+      secretsInArchive,
     },
     plan: { archive, items, skillDirs, newRuns },
   };
@@ -318,15 +357,25 @@ export async function applyRestore(
       hearthError('backup.busy', 'A run is working: stop it (or let it finish) before restoring a backup.'),
     );
   const restoreId = crypto.randomUUID();
-  const summary: RestoreSummary = { added: 0, replaced: 0, kept: 0, skipped: 0, same: 0, runsAdded: 0 };
+  const summary: RestoreSummary = {
+    added: 0,
+    replaced: 0,
+    kept: 0,
+    skipped: 0,
+    same: 0,
+    runsAdded: 0,
+    needsSecret: [],
+  };
   const actions = new Map<ItemKey, Action>();
   const ids = new Map<ItemKey, string>();
   for (const item of plan.items.values()) {
     const wanted = choices.each[item.key] ?? choices.all;
     const choice = wanted === 'keep' && !KEEP_BOTH_KINDS.has(item.kind) ? 'skip' : wanted;
-    const action = actionFor(item.status, choice);
+    // An item its page would refuse is left out, whatever was chosen.
+    const action = item.problem ? 'skip' : actionFor(item.status, choice);
     actions.set(item.key, action);
     if (action === 'keep') ids.set(item.key, crypto.randomUUID());
+    if (item.builtIn) continue;
     if (item.status === 'same') summary.same++;
     else
       summary[
@@ -373,7 +422,7 @@ export async function applyRestore(
     }
 
     // 2. Every row, and the marker, in one transaction.
-    const tables = [...new Set(plan.archive.tableEntries.map((e) => e.table)), 'settings'];
+    const tables = [...new Set(plan.archive.tableEntries.map((e) => e.table)), 'settings', 'mcpCredentials'];
     await db.transaction('rw', tables, async () => {
       const cleared = new Set<ItemKey>();
       // History tables empty when the restore began need no look-ups for what is missing.
@@ -390,14 +439,23 @@ export async function applyRestore(
           const owner = rowOwner(e.table, row);
           const action = actionOf(owner);
           if (action === 'history') history.push(row);
-          else if (action === 'add' || action === 'keep') put.push(remapRow(e.table, row, ids));
-          else if (action === 'replace') {
-            if (!cleared.has(owner!)) {
+          else if (action === 'add' || action === 'keep' || action === 'replace') {
+            if (action === 'replace' && !cleared.has(owner!)) {
               cleared.add(owner!);
               const kind = owner!.slice(0, owner!.indexOf(':')) as ItemKind;
               for (const c of dependents(db, kind, owner!.slice(kind.length + 1))) await c.delete();
             }
-            put.push(await keepingSecrets(table, e.table, remapRow(e.table, row, ids)));
+            const checked = await checkedRow(table, e.table, remapRow(e.table, row, ids), deps.appOrigin);
+            if (checked.forgetSignIn) await db.table('mcpCredentials').delete(String(checked.row.id));
+            const item = plan.items.get(owner!);
+            if (checked.needsSecret && item)
+              summary.needsSecret.push({
+                key: item.key,
+                kind: item.kind,
+                label: item.label,
+                what: checked.needsSecret,
+              });
+            put.push(checked.row);
           }
         }
         if (history.length) {
@@ -428,22 +486,21 @@ export async function applyRestore(
   return summary;
 }
 
-/** A replacing row keeps this browser's secrets (API key, MCP header values): backups have none. */
-async function keepingSecrets(table: Table, name: BackupTable, row: Row): Promise<Row> {
-  if (name !== 'connections' && name !== 'mcpServers') return row;
-  const existing = (await table.get(keyOf(table, row) as never)) as Row | undefined;
-  if (!existing) return row;
-  if (name === 'connections') return { ...row, apiKey: existing.apiKey ?? row.apiKey };
-  const values = new Map(
-    ((existing.headers ?? []) as { name: string; value: string }[]).map((h) => [h.name, h.value]),
-  );
-  return {
-    ...row,
-    headers: ((row.headers ?? []) as { name: string; value: string }[]).map((h) => ({
-      name: h.name,
-      value: values.get(h.name) ?? h.value,
-    })),
-  };
+/**
+ * A row as it is written: checked again against this browser's row of the same id (as the dry
+ * run did), so a secret stays only for the exact address it was given for and none comes in.
+ */
+async function checkedRow(
+  table: Table,
+  name: BackupTable,
+  row: Row,
+  appOrigin: string | undefined,
+): Promise<RowCheck> {
+  if (name !== 'connections' && name !== 'mcpServers' && name !== 'extensions') return { row };
+  const here = (await table.get(keyOf(table, row) as never)) as Row | undefined;
+  const checked = checkRestoredRow(name, row, here, appOrigin);
+  if (checked.problem) refuse(`${String(row.id)} cannot be restored: ${checked.problem}.`);
+  return checked;
 }
 
 /**

@@ -68,6 +68,7 @@ export class BackupState {
       conflicts: [],
     }));
     for (const item of this.inspection?.inspection.items ?? []) {
+      if (item.builtIn) continue;
       const k = kinds.find((c) => c.kind === item.kind)!;
       if (item.status === 'conflict') k.conflicts.push(item);
       else k[item.status]++;

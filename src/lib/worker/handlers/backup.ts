@@ -75,6 +75,7 @@ export function backupHandlers(ctx: RuntimeContext): Handlers<Record<never, neve
             db,
             opfsRoot: await root(),
             freeBytes,
+            appOrigin: ctx.options.appOrigin,
             signal,
             onProgress,
           });
@@ -94,7 +95,14 @@ export function backupHandlers(ctx: RuntimeContext): Handlers<Record<never, neve
           inspected = null;
           const opfsRoot = await root();
           const restored = await ctx.options.locks.tryWithLock(RESTORE_LOCK, () =>
-            applyRestore(file, plan, choices, { db, opfsRoot, signal, onProgress, changed }),
+            applyRestore(file, plan, choices, {
+              db,
+              opfsRoot,
+              appOrigin: ctx.options.appOrigin,
+              signal,
+              onProgress,
+              changed,
+            }),
           );
           if (!restored.acquired)
             throw new HearthFailure(

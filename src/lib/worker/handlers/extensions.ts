@@ -13,7 +13,8 @@ export function extensionHandlers(ctx: RuntimeContext): Handlers<ExtensionMethod
     methods: {
       'extensions.list': () => extensions.list(),
       'extensions.inspect': async ({ files }) => extensions.inspect(unpacked(files)),
-      'extensions.install': async ({ files, hosts }) => extensions.install(unpacked(files), hosts),
+      'extensions.install': async ({ files, hosts, reviewed }) =>
+        extensions.install(unpacked(files), hosts, reviewed),
       'extensions.setEnabled': ({ id, enabled }) => extensions.setEnabled(id, enabled),
       'extensions.setPermission': ({ id, tool, permission }) =>
         extensions.setPermission(id, tool, permission),
