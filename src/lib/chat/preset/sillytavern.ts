@@ -1,5 +1,5 @@
 import { hearthError, type HearthError } from '$lib/domain/errors';
-import type { JsonObject, JsonValue } from '$lib/domain/json';
+import { isJsonObject, type JsonObject, type JsonValue } from '$lib/domain/json';
 import { err, ok, type Result } from '$lib/domain/result';
 import type { SamplerSettings } from '$lib/domain/sampler';
 import { samplerSettingsSchema } from '$lib/domain/sampler';
@@ -191,7 +191,7 @@ export function presetFromSillyTavern(json: unknown, name: string): Result<Impor
 }
 
 function presetOfSource(source: JsonObject, name: string, problems: string[]): Preset {
-  const given = Array.isArray(source.prompts) ? source.prompts.filter(isRecord) : [];
+  const given = Array.isArray(source.prompts) ? source.prompts.filter(isJsonObject) : [];
   const prompts = given.map(promptFromSt).filter((p) => p.identifier !== '');
   for (const builtIn of BUILT_IN_PROMPTS)
     if (!prompts.some((p) => p.identifier === builtIn.identifier)) prompts.push(promptFromSt(builtIn));
@@ -292,8 +292,8 @@ export function presetToSillyTavern(preset: Preset): JsonObject {
   if (!same(preset.prompts, base.prompts)) {
     const raws = new Map(
       (Array.isArray(source.prompts) ? source.prompts : [])
-        .filter(isRecord)
-        .map((r) => [str(r.identifier), r as JsonObject] as const),
+        .filter(isJsonObject)
+        .map((r) => [str(r.identifier), r] as const),
     );
     out.prompts = preset.prompts.map((p) => {
       const raw = raws.get(p.identifier);
