@@ -21,6 +21,7 @@ import { guidanceMessage, type GuidanceMailbox } from './guidance';
 import type { Invocation } from './invocation';
 import { callWithRetry, type ModelToolCall, type ModelTurn, type RetryPolicy } from './model-turn';
 import { assistantMessage, buildRequest } from './request';
+import type { SamplerSettings } from '$lib/domain/sampler';
 import { withImageData } from './tool-images';
 import type { RunLog, RunStep } from './run-recorder';
 import { shellBuiltins } from './shell-builtins';
@@ -51,6 +52,8 @@ export interface InvocationScenario {
   guidance?: Pick<GuidanceMailbox, 'take' | 'pending'>;
   /** Runs before each request (a Session compacts a long history here). */
   beforeRequest?: (round: number, signal: AbortSignal) => Promise<void>;
+  /** How replies are sampled (a Chat run's preset, D23); absent: the provider's defaults. */
+  sampler?: SamplerSettings;
 }
 
 /** What an invocation works with: the model, the run's log, its workspace and tools. */
@@ -147,6 +150,7 @@ export async function runInvocation(
           system: scenario.system,
           messages: transcript.messages(),
           snapshot,
+          sampler: scenario.sampler,
         }),
         workspace,
         imageData,

@@ -1,4 +1,5 @@
 import type { ContentPart, ModelMessage, ModelRequest, ToolChoice } from '$lib/domain/model';
+import type { SamplerSettings } from '$lib/domain/sampler';
 import { pairToolCalls } from './history';
 import type { ModelTurn } from './model-turn';
 import type { ToolSnapshot } from './tool-snapshot';
@@ -14,6 +15,7 @@ export function buildRequest(input: {
   messages: readonly ModelMessage[];
   snapshot: ToolSnapshot;
   toolChoice?: ToolChoice;
+  sampler?: SamplerSettings;
 }): ModelRequest {
   return {
     model: input.model,
@@ -24,6 +26,22 @@ export function buildRequest(input: {
     tools: [...input.snapshot.specs],
     toolChoice: input.toolChoice ?? 'auto',
     acceptsImages: input.snapshot.acceptsImages,
+    ...requestSampling(input.sampler),
+  };
+}
+
+/**
+ * The sampler settings a request carries. Today the request has only the reply's length and the
+ * temperature; the per-wire sampler settings (issue 29, deliverable 4) replace this with the
+ * whole `sampler` on the request.
+ */
+export function requestSampling(
+  sampler: SamplerSettings | undefined,
+): Pick<ModelRequest, 'maxOutputTokens' | 'temperature'> {
+  if (!sampler) return {};
+  return {
+    ...(sampler.maxOutputTokens !== undefined ? { maxOutputTokens: sampler.maxOutputTokens } : {}),
+    ...(sampler.temperature !== undefined ? { temperature: sampler.temperature } : {}),
   };
 }
 

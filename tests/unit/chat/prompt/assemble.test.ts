@@ -350,7 +350,10 @@ describe('continue (OAI populateChatHistory: the continue nudge)', () => {
 });
 
 describe('the budget (OAI:710-765, 1024-1030, 2627-2656)', () => {
-  const budgeted = (maxContext: number, over: Partial<PromptInput> & { history?: HistoryMessage[] } = {}) =>
+  const budgeted = (
+    maxContext: number,
+    over: Partial<Omit<PromptInput, 'history'>> & { history?: HistoryMessage[] } = {},
+  ) =>
     input({
       preset: withPreset((p) => {
         p.maxContextTokens = maxContext;
