@@ -20,6 +20,8 @@ import { newCharacterCard } from '$lib/chat/card';
 import type { Connection } from '$lib/domain/connection';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import { ChatService } from '$lib/runtime/chats';
+import { DexiePresetStore } from '$lib/adapters/db/preset-store';
+import { createTokenizers } from '$lib/adapters/tokenizer/tokenizers';
 import { RunService } from '$lib/runtime/run-service';
 import { builtinProvider, toolProviders, type ToolProvider } from '$lib/runtime/tool-catalog';
 import { chatScopeTools } from '$lib/tools/chat-scope';
@@ -51,6 +53,8 @@ export async function chatHarness(gateway: ModelGateway, options: { providers?: 
     connections: new DexieConnectionStore(db),
     settings: new DexieSettingsStore(db),
     profiles: new DexieProfileStore(db),
+    presets: new DexiePresetStore(db),
+    tokenizers: createTokenizers(new DexieSettingsStore(db)),
     workspaces,
     locks,
     gatewayFor: (connection: Connection) => {

@@ -28,6 +28,7 @@ const BLOCKS: Record<number, Record<string, string>> = {
   6: { mcpServers: 'id', mcpCatalogs: 'serverId', mcpCredentials: 'serverId' },
   7: { extensions: 'id', extensionFiles: '[extensionId+path], extensionId' },
   8: { skills: 'name' },
+  9: { presets: 'id, name' },
 };
 
 /** Version 6 as d304f35 introduced it; 38fa094 then added `mcpCredentials` without a new number. */

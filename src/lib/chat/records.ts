@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CharacterCardSchema } from './card';
 import type { ChatMessage } from './chat-jsonl';
 import { LorebookSchema } from './lorebook';
+import { AuthorsNoteSchema } from './prompt/authors-note';
 
 /**
  * What Hearth keeps of characters, personas, lorebooks and chats (the Dexie rows decode through
@@ -75,6 +76,10 @@ export const ChatRecordSchema = z.object({
   connectionId: z.string().optional(),
   /** The agent profile that replies in this chat; absent: Default Writer. */
   profileId: z.string().optional(),
+  /** The preset that builds its replies' prompt (D23); absent: the selected preset. */
+  presetId: z.string().optional(),
+  /** The chat's author's note (SillyTavern's `chat_metadata.note_*`); absent: none. */
+  authorsNote: AuthorsNoteSchema.optional(),
   createdAt: z.number(),
   updatedAt: z.number(),
 });
@@ -82,7 +87,10 @@ export type ChatRecord = z.infer<typeof ChatRecordSchema>;
 
 /** What a person changes about a chat from its header. `lorebookIds`: books attached to this chat only. */
 export type ChatPatch = Partial<
-  Pick<ChatRecord, 'title' | 'personaId' | 'connectionId' | 'lorebookIds' | 'profileId'>
+  Pick<
+    ChatRecord,
+    'title' | 'personaId' | 'connectionId' | 'lorebookIds' | 'profileId' | 'presetId' | 'authorsNote'
+  >
 >;
 
 /** One message of a chat, keyed by `[chatId+index]` (0-based). */

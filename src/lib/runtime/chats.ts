@@ -19,7 +19,7 @@ import { EXAMPLE_CHARACTER_ID, EXAMPLE_LOREBOOK_ID, exampleCharacter } from '$li
 import { DEMO_CONNECTION, type Connection } from '$lib/domain/connection';
 import { hearthError, HearthFailure } from '$lib/domain/errors';
 import type { RunEvent } from '$lib/domain/events';
-import type { ImageRef, ModelMessage } from '$lib/domain/model';
+import type { ImageRef } from '$lib/domain/model';
 import { withImages } from '$lib/chat/media';
 import { checkUserImages } from '$lib/domain/user-images';
 import {
@@ -46,9 +46,15 @@ import type { ImageNormalizer } from '$lib/ports/images';
 import type { Sandbox } from '$lib/ports/sandbox';
 import { acceptsImages } from '$lib/domain/vision';
 import type { ConnectionStore, RunStore, SettingsStore } from '$lib/ports/stores';
+import type { PresetStore } from '$lib/ports/presets';
+import type { Tokenizers } from '$lib/ports/tokenizer';
+import type { Preset } from '$lib/chat/preset/preset';
+import { DEFAULT_PRESET_ID, defaultPreset } from '$lib/chat/preset/sillytavern';
+import { DEFAULT_AUTHORS_NOTE } from '$lib/chat/prompt/authors-note';
+import type { SamplerSettings } from '$lib/domain/sampler';
 import type { Workspace, WorkspaceStore } from '$lib/ports/workspace';
 import { auditPaths, chatAuditLayout } from './audit-paths';
-import { assembleChatPrompt } from './chat-prompt';
+import { chatPrompt, type ChatPrompt } from './chat-prompt';
 import type { CommitRecord, Publisher } from './control';
 import { rootInvocation } from './invocation';
 import { directOutputPath } from './invocation-runner';
@@ -94,6 +100,8 @@ export interface ChatServiceDeps {
   service: RunService;
   /** Installed skills; without, no skill is mounted. */
   skills?: Skills;
+  presets: PresetStore;
+  tokenizers: Tokenizers;
 }
 
 const EXAMPLE_SEEDED_KEY = 'exampleCharacterSeeded';
@@ -130,7 +138,9 @@ interface ChatRunInput extends FrozenChatRun {
   baseStateId: string | null;
   baseFiles: PersistFile[];
   bodyPath: string;
-  prompt: { system: string; messages: ModelMessage[] };
+  prompt: ChatPrompt;
+  /** The preset's sampler settings, for every request of the run. */
+  sampler: SamplerSettings;
 }
 
 /** Where the run's reply is in the chat: unknown until the first commit. */
@@ -323,20 +333,11 @@ export class ChatService {
     return this.#stream(chatId, async (rows, persona) => {
       const now = this.deps.clock.now();
       const row: ChatMessageRow = {
-        chatId,
-        index: rows.length,
-        name: persona.name,
-        isUser: true,
-        isSystem: false,
-        sendDate: isoDate(now),
-        mes: text,
+        ...personMessage(chatId, rows.length, persona.name, text, isoDate(now)),
         extra: withImages(
           {},
           checked.value.map((i) => ({ url: i.path })),
         ),
-        swipes: [],
-        swipeId: 0,
-        unknown: {},
       };
       await this.deps.chats.putMessages([row]);
       return { history: [...rows, row], published: row, target: { kind: 'new' } };
@@ -537,17 +538,18 @@ export class ChatService {
     await recorder.emit({ type: 'profile_resolved', payload: { profileId: profile.id, source: profile.id } });
     const bodyPath =
       profile.output?.artifacts.find((a) => a.target === 'messageBody')?.path ?? 'output/main.md';
-    const prompt = assembleChatPrompt({
-      card: input.character.card,
+    const { prompt, preset } = await this.#prompt({
+      chat: input.chat,
+      character: input.character,
       persona: input.persona,
       history: input.history,
       activation,
-      agentSystemPrompt: profile.instructions.agentSystemPrompt,
-      historyLimit: profile.context.initialChatHistoryMessages,
-      includeActivatedWorldInfo: profile.context.includeActivatedWorldInfo,
-      messageBodyPath: bodyPath,
+      profile,
       macros,
+      bodyPath,
       continuation: input.target.kind === 'continue',
+      runId: run.id,
+      model: run.model,
     });
     const frozen: ChatRunInput = {
       profile,
@@ -559,6 +561,7 @@ export class ChatService {
       baseFiles,
       bodyPath,
       prompt,
+      sampler: preset.sampler,
     };
     await writeJson(workspace, RUN_INPUT, frozen);
     return frozen;
@@ -613,6 +616,7 @@ export class ChatService {
         transcript,
         textOnlyTurn: 'drift',
         guidance: inbox.guidance,
+        sampler: input.sampler,
       },
       deps: {
         ...this.#agentDeps(
@@ -925,6 +929,110 @@ export class ChatService {
     log.publish({ type: 'chat-message', message: next });
   }
 
+  /**
+   * "Show the prompt": the messages the next reply would send, each labelled with where it came
+   * from, and the budget. `draft`: the person's message about to be sent, if any.
+   */
+  async previewPrompt(chatId: string, draft?: string): Promise<ChatPrompt['preview'] & { model: string }> {
+    const chat = await this.#chat(chatId);
+    const character = await this.#character(chat.characterId);
+    const persona = await this.#persona(chat.personaId);
+    const profile = await this.#profile(chat.profileId ?? DEFAULT_WRITER_ID);
+    const connection = await connectionFor(profile, await this.#connectionOf(chat), this.deps.connections);
+    const rows = await this.deps.chats.messages(chatId);
+    const history =
+      draft === undefined || draft === ''
+        ? rows
+        : [...rows, personMessage(chatId, rows.length, persona.name, draft, isoDate(0))];
+    const now = this.deps.clock.now();
+    const seed = 'preview';
+    const activation = activateWorldInfo({
+      books: await this.#books(character, chat),
+      messages: scanMessagesOf(history),
+      seed,
+      timestampMs: now,
+      character: { names: [character.card.name], tags: character.card.tags },
+    });
+    const { prompt } = await this.#prompt({
+      chat,
+      character,
+      persona,
+      history,
+      activation,
+      profile,
+      macros: this.#macros(character, persona, chat.id, now, seed),
+      bodyPath: profile.output?.artifacts.find((a) => a.target === 'messageBody')?.path ?? 'output/main.md',
+      continuation: false,
+      runId: seed,
+      model: connection.model,
+      connection,
+    });
+    return { ...prompt.preview, model: connection.model };
+  }
+
+  /** The preset a chat's replies are built with: its own, else the selected one, else Default. */
+  async presetOf(chat: ChatRecord): Promise<{ id: string; preset: Preset }> {
+    for (const id of [chat.presetId, await this.deps.presets.selectedId()]) {
+      if (!id || id === DEFAULT_PRESET_ID) continue;
+      const record = await this.deps.presets.get(id);
+      if (record) return { id, preset: record.preset };
+    }
+    return { id: DEFAULT_PRESET_ID, preset: defaultPreset() };
+  }
+
+  /**
+   * A reply's prompt from the chat's preset (D23), its tool definitions counted against the same
+   * budget as the messages.
+   */
+  async #prompt(ctx: {
+    chat: ChatRecord;
+    character: CharacterRecord;
+    persona: { name: string; description: string };
+    history: ChatMessageRow[];
+    activation: Activation;
+    profile: ProfileV5;
+    macros: MacroContext;
+    bodyPath: string;
+    continuation: boolean;
+    runId: string;
+    model: string;
+    connection?: Connection;
+  }): Promise<{ prompt: ChatPrompt; preset: Preset }> {
+    const { preset } = await this.presetOf(ctx.chat);
+    const tokens = await this.deps.tokenizers.forModel(ctx.model);
+    const connection = ctx.connection ?? (await this.#connectionOf(ctx.chat));
+    const surface = delegationSurface(await allProfiles(this.deps.profiles), ctx.profile, {
+      canHandOff: true,
+    });
+    const snapshot = await rootSnapshot(
+      ctx.runId,
+      this.deps.providers,
+      ctx.profile,
+      'chat',
+      acceptsImages(connection, ctx.model),
+      surface.withheld,
+    );
+    const toolTokens =
+      tokens.count(JSON.stringify(snapshot.specs)) + tokens.count(withDirectory('', surface, snapshot));
+    const prompt = chatPrompt({
+      preset,
+      card: ctx.character.card,
+      persona: ctx.persona,
+      history: ctx.history,
+      activation: ctx.activation,
+      authorsNote: ctx.chat.authorsNote ?? DEFAULT_AUTHORS_NOTE,
+      agentSystemPrompt: ctx.profile.instructions.agentSystemPrompt,
+      historyLimit: ctx.profile.context.initialChatHistoryMessages,
+      includeActivatedWorldInfo: ctx.profile.context.includeActivatedWorldInfo,
+      messageBodyPath: ctx.bodyPath,
+      macros: ctx.macros,
+      continuation: ctx.continuation,
+      tokens,
+      toolTokens,
+    });
+    return { prompt, preset };
+  }
+
   async #books(character: CharacterRecord, chat: ChatRecord): Promise<ActivationBook[]> {
     const scoped: [string, LorebookScope][] = [
       ...(await this.deps.lorebooks.globalIds()).map((id) => [id, 'global'] as [string, LorebookScope]),
@@ -1063,6 +1171,27 @@ function chatContext(history: readonly ChatMessageRow[], activation: Activation)
 }
 
 const isoDate = (ms: number) => new Date(ms).toISOString();
+
+/** A message of the person's. */
+const personMessage = (
+  chatId: string,
+  index: number,
+  name: string,
+  text: string,
+  sendDate: string,
+): ChatMessageRow => ({
+  chatId,
+  index,
+  name,
+  isUser: true,
+  isSystem: false,
+  sendDate,
+  mes: text,
+  extra: {},
+  swipes: [],
+  swipeId: 0,
+  unknown: {},
+});
 const busy = (message: string) => new HearthFailure(hearthError('agent.session_busy', message));
 
 function path(raw: string): WorkspacePath {

@@ -2,7 +2,6 @@ import { HearthFailure, toHearthError, type HearthError } from '$lib/domain/erro
 import { sha256Hex } from '$lib/domain/hash';
 import type { ContentPart, ModelMessage, StreamPart } from '$lib/domain/model';
 import { addUsage } from '$lib/domain/run';
-import type { SamplerSettings } from '$lib/domain/sampler';
 import { textMetrics } from '$lib/domain/text-metrics';
 import type { ToolId } from '$lib/domain/tool-id';
 import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
@@ -22,6 +21,7 @@ import { guidanceMessage, type GuidanceMailbox } from './guidance';
 import type { Invocation } from './invocation';
 import { callWithRetry, type ModelToolCall, type ModelTurn, type RetryPolicy } from './model-turn';
 import { assistantMessage, buildRequest } from './request';
+import type { SamplerSettings } from '$lib/domain/sampler';
 import { withImageData } from './tool-images';
 import type { RunLog, RunStep } from './run-recorder';
 import { shellBuiltins } from './shell-builtins';
@@ -52,14 +52,14 @@ export interface InvocationScenario {
   guidance?: Pick<GuidanceMailbox, 'take' | 'pending'>;
   /** Runs before each request (a Session compacts a long history here). */
   beforeRequest?: (round: number, signal: AbortSignal) => Promise<void>;
+  /** How replies are sampled (a Chat run's preset, D23; the connection's pins go over it); absent: the provider's defaults. */
+  sampler?: SamplerSettings;
 }
 
 /** What an invocation works with: the model, the run's log, its workspace and tools. */
 export interface InvocationDeps {
   model: string;
   gateway: ModelGateway;
-  /** How the run's replies are sampled (a chat's preset); the connection's pins go over it. */
-  sampler?: SamplerSettings;
   log: RunLog;
   clock: Clock;
   retry: RetryPolicy;
@@ -150,7 +150,7 @@ export async function runInvocation(
           system: scenario.system,
           messages: transcript.messages(),
           snapshot,
-          ...(deps.sampler ? { sampler: deps.sampler } : {}),
+          sampler: scenario.sampler,
         }),
         workspace,
         imageData,

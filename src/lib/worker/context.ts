@@ -1,3 +1,5 @@
+import { DexiePresetStore } from '$lib/adapters/db/preset-store';
+import { createTokenizers } from '$lib/adapters/tokenizer/tokenizers';
 import { openHearthDatabase, type HearthDatabase } from '$lib/adapters/db/database';
 import { DexieJournal } from '$lib/adapters/db/journal';
 import { DexieProfileStore } from '$lib/adapters/db/profile-store';
@@ -159,6 +161,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     personas: new DexiePersonaStore(db),
     lorebooks: new DexieLorebookStore(db),
     chats: new DexieChatStore(db),
+    presets: new DexiePresetStore(db),
   };
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const gatewayFor = (c: Connection): ModelGateway => {
@@ -230,6 +233,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     sandbox: options.sandbox,
     images,
     service: runs,
+    tokenizers: createTokenizers(stores.settings),
   };
   const sessions = new SessionService({
     ...stores,

@@ -58,9 +58,20 @@ describe('Chat runs', () => {
     ]);
     const runId = view.runs[0]!.id;
     expect(view.messages[2]!.extra).toMatchObject({ hearth: { runId, profileId: 'default-writer' } });
-    // The request carried the character and the chat as messages; tools are the Chat tools.
+    // The request carried Hearth's guidance, then the Default preset's prompt (D23): main, the
+    // character's description, the new chat header and the chat; tools are the Chat tools.
     const first = model.requests[0]!;
-    expect(JSON.stringify(first.messages[0])).toContain('A fox who keeps a lighthouse.');
+    const texts = first.messages.map(
+      (m) => `${m.role}: ${m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')}`,
+    );
+    expect(texts[0]).toMatch(/^system: You write Brindle's next message/);
+    expect(texts.slice(1)).toEqual([
+      "system: Write Brindle's next reply in a fictional chat between Brindle and User.",
+      'system: A fox who keeps a lighthouse.',
+      'system: [Start a new Chat]',
+      'assistant: Hello, User.',
+      'user: Hi there',
+    ]);
     expect(first.messages.at(-1)).toMatchObject({
       role: 'user',
       parts: [{ type: 'text', text: 'Hi there' }],
@@ -215,7 +226,10 @@ describe('continue and message metadata', () => {
     expect((last.swipes[0]!.extra as { hearth: { checkpointId: string } }).hearth.checkpointId).toMatch(
       /^cp_\d{6}$/,
     );
-    expect(JSON.stringify(model.requests[2]!.messages.at(-1))).toContain('Continue Brindle');
+    // SillyTavern's continue nudge quotes the message, after the history; the guidance says append.
+    const continued = model.requests[2]!.messages;
+    expect(JSON.stringify(continued.at(-1))).toContain('[Continue the following message.');
+    expect(JSON.stringify(continued[0])).toContain('mode: \\"append\\"');
   });
 });
 

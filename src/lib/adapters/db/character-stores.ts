@@ -56,7 +56,7 @@ function decode<T>(schema: z.ZodType<T>, kind: string, row: unknown): Decoded<T>
   };
 }
 
-function decodeAll<T>(schema: z.ZodType<T>, kind: string, rows: unknown[]): StoredList<T> {
+export function decodeAll<T>(schema: z.ZodType<T>, kind: string, rows: unknown[]): StoredList<T> {
   const out: StoredList<T> = { records: [], issues: [] };
   for (const row of rows) {
     const d = decode(schema, kind, row);
@@ -66,7 +66,7 @@ function decodeAll<T>(schema: z.ZodType<T>, kind: string, rows: unknown[]): Stor
   return out;
 }
 
-function decodeOne<T>(schema: z.ZodType<T>, kind: string, row: unknown): T | undefined {
+export function decodeOne<T>(schema: z.ZodType<T>, kind: string, row: unknown): T | undefined {
   if (row === undefined) return undefined;
   const d = decode(schema, kind, row);
   if (!d.ok) throw new HearthFailure(hearthError('storage.corrupt_record', d.issue.message));

@@ -14,6 +14,7 @@ import type {
   LorebookRecord,
   PersonaRecord,
 } from '$lib/chat/records';
+import type { PresetRecord } from '$lib/chat/preset/preset';
 import type { RecordRow } from './record-files';
 import type { SkillRow } from './skill-store';
 
@@ -31,6 +32,8 @@ export interface ProfileRow {
 export type CharacterRow = CharacterRecord & { name: string };
 /** A lorebook row: the record plus the book's name for the `name` index. */
 export type LorebookRow = LorebookRecord & { name: string };
+/** A preset row: the record plus the preset's name for the `name` index. */
+export type PresetRow = PresetRecord & { name: string };
 
 export type HearthDatabase = Dexie & {
   sessions: EntityTable<SessionRecord, 'id'>;
@@ -54,6 +57,8 @@ export type HearthDatabase = Dexie & {
   extensionFiles: Dexie.Table<ExtensionFileRow, [string, string]>;
   /** The skills index; their files are in the skill library (OPFS). */
   skills: Dexie.Table<SkillRow, string>;
+  /** Chat Completion presets (D23); the built-in Default is not stored. */
+  presets: EntityTable<PresetRow, 'id'>;
 };
 
 /** One file of an installed extension. */
@@ -110,5 +115,8 @@ export function openHearthDatabase(name = 'hearth'): HearthDatabase {
   db.version(7).stores({ extensions: 'id', extensionFiles: '[extensionId+path], extensionId' });
   // Version 8: the index of installed skills (their files live in OPFS, `library/skills`).
   db.version(8).stores({ skills: 'name' });
+  // Version 9: Chat Completion presets (D23). A chat's chosen preset and author's note are
+  // optional fields of its row (`presetId`, `authorsNote`), which need no index.
+  db.version(9).stores({ presets: 'id, name' });
   return db;
 }
