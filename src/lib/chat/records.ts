@@ -85,6 +85,20 @@ export const ChatRecordSchema = z.object({
 });
 export type ChatRecord = z.infer<typeof ChatRecordSchema>;
 
+/**
+ * What a chat's list shows of its messages without reading them: kept on the chat's row by the
+ * chat store whenever its messages change (a row from before has none until it is listed).
+ */
+export interface ChatStats {
+  messageCount: number;
+  /** The start of the last message's shown text; null: no messages. */
+  lastMessage: string | null;
+}
+export type ChatSummary = ChatRecord & ChatStats;
+
+/** How much of the last message a chat's list keeps. */
+export const CHAT_PREVIEW_LENGTH = 200;
+
 /** What a person changes about a chat from its header. `lorebookIds`: books attached to this chat only. */
 export type ChatPatch = Partial<
   Pick<

@@ -289,7 +289,13 @@ export class HearthClient {
     /** A new chat seeded with the character's greeting (alternate greetings as swipes). */
     create: (characterId: string, personaId?: string | null) =>
       this.#rpc.call('chats.create', { characterId, personaId }),
+    /** The chat with its newest page of messages. */
     get: (chatId: string) => this.#rpc.call('chats.get', { chatId }),
+    /** Messages `from <= index < to` (at most 200). */
+    messages: (chatId: string, from: number, to: number) =>
+      this.#rpc.call('chats.messages', { chatId, from, to }),
+    /** Indexes of the messages whose shown text contains `text`. */
+    find: (chatId: string, text: string) => this.#rpc.call('chats.find', { chatId, text }),
     update: (chatId: string, patch: ChatPatch) => this.#rpc.call('chats.update', { chatId, ...patch }),
     delete: (chatId: string) => this.#rpc.call('chats.delete', { chatId }),
     /** Edits the shown swipe of message `index`. */

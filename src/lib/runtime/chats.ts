@@ -11,6 +11,7 @@ import {
   type ChatMessageRow,
   type ChatPatch,
   type ChatRecord,
+  type ChatSummary,
   type CharacterRecord,
   NO_PERSONA_NAME,
 } from '$lib/chat/records';
@@ -106,6 +107,11 @@ export interface ChatServiceDeps {
 
 const EXAMPLE_SEEDED_KEY = 'exampleCharacterSeeded';
 
+/** How many messages the conversation view reads at a time (the newest page opens the chat). */
+export const CHAT_PAGE_SIZE = 50;
+/** Find in chat lists at most this many hits. */
+const FIND_LIMIT = 1000;
+
 export const chatRunWorkspaceKey = (chatId: string, runId: string) => `chats/${chatId}/runs/${runId}`;
 
 /** Saves what the run answers (the person's message, if any) and says where the reply goes. */
@@ -187,18 +193,8 @@ export class ChatService {
     await this.deps.settings.set(EXAMPLE_SEEDED_KEY, true);
   }
 
-  async list(characterId: string) {
-    const chats = await this.deps.chats.list(characterId);
-    return Promise.all(
-      chats.map(async (chat) => {
-        const messages = await this.deps.chats.messages(chat.id);
-        return {
-          ...chat,
-          messageCount: messages.length,
-          lastMessage: messages.at(-1)?.mes.slice(0, 200) ?? null,
-        };
-      }),
-    );
+  list(characterId: string): Promise<ChatSummary[]> {
+    return this.deps.chats.list(characterId);
   }
 
   async create(characterId: string, personaId: string | null = null): Promise<ChatRecord> {
@@ -228,13 +224,25 @@ export class ChatService {
     const chat = await this.#chat(chatId);
     const character = await this.#character(chat.characterId);
     const persona = await this.#persona(chat.personaId);
+    const messageCount = await this.deps.chats.count(chatId);
     return {
       chat,
       character: { id: character.id, name: character.card.name, avatar: character.avatar ?? null },
       persona: { id: persona.id, name: persona.name, avatar: persona.avatar ?? null },
-      messages: await this.deps.chats.messages(chatId),
+      messageCount,
+      messages: await this.deps.chats.messagesBetween(chatId, messageCount - CHAT_PAGE_SIZE, messageCount),
       runs: await this.deps.runs.listForChat(chatId),
     };
+  }
+
+  /** A page of the conversation: messages with `from <= index < to`, at most `CHAT_PAGE_SIZE * 4`. */
+  messages(chatId: string, from: number, to: number): Promise<ChatMessageRow[]> {
+    return this.deps.chats.messagesBetween(chatId, from, Math.min(to, from + CHAT_PAGE_SIZE * 4));
+  }
+
+  /** Find in chat: the indexes of messages whose shown text contains `text`, oldest first. */
+  find(chatId: string, text: string): Promise<number[]> {
+    return this.deps.chats.find(chatId, text.trim(), FIND_LIMIT);
   }
 
   async update(chatId: string, patch: ChatPatch): Promise<ChatRecord> {
@@ -384,12 +392,12 @@ export class ChatService {
     const read = await ws.value.read(directOutputPath(input.bodyPath));
     if (!read.ok) throw new HearthFailure(read.error);
     const text = new TextDecoder().decode(read.value);
-    const rows = await this.deps.chats.messages(chatId);
+    const count = await this.deps.chats.count(chatId);
     const sendDate = isoDate(this.deps.clock.now());
     const extra = { hearth: { runId: run.id, path: input.bodyPath } };
     const row: ChatMessageRow = {
       chatId,
-      index: rows.length,
+      index: count,
       name: character.card.name,
       isUser: false,
       isSystem: false,
@@ -805,7 +813,9 @@ export class ChatService {
     const chatId = ctx.chat.id;
     return {
       publish: async (text, commit) => {
-        const rows = await this.deps.chats.messages(chatId);
+        const index = place.index ?? (input.target.kind === 'new' ? null : input.target.index);
+        const shown = index === null ? undefined : await this.deps.chats.message(chatId, index);
+        if (index !== null && !shown) throw new HearthFailure(messageNotFound(index));
         const sendDate = isoDate(this.deps.clock.now());
         const hearth = {
           runId: log.run.id,
@@ -815,13 +825,11 @@ export class ChatService {
         };
         const prefix = input.original ?? '';
         const before =
-          place.index === null
-            ? ''
-            : (rows[place.index]!.swipes[place.swipeId]?.text ?? rows[place.index]!.mes).slice(prefix.length);
+          place.index === null ? '' : (shown!.swipes[place.swipeId]?.text ?? shown!.mes).slice(prefix.length);
         const body = commit.mode === 'append' && !commit.first ? before + text : text;
         let row: ChatMessageRow;
         if (place.index !== null) {
-          const base = rows[place.index]!;
+          const base = shown!;
           const full = prefix + body;
           row = {
             ...base,
@@ -831,7 +839,7 @@ export class ChatService {
             ),
           };
         } else if (input.target.kind === 'continue') {
-          const base = rows[input.target.index]!;
+          const base = shown!;
           const full = prefix + body;
           const swipes = base.swipes.length
             ? base.swipes
@@ -845,7 +853,7 @@ export class ChatService {
           };
           [place.index, place.swipeId] = [base.index, base.swipeId];
         } else if (input.target.kind === 'swipe') {
-          const base = rows[input.target.index]!;
+          const base = shown!;
           const swipes = base.swipes.length
             ? base.swipes
             : [{ text: base.mes, sendDate: base.sendDate, extra: base.extra, info: {} }];
@@ -857,9 +865,10 @@ export class ChatService {
           };
           [place.index, place.swipeId] = [base.index, swipes.length];
         } else {
+          const count = await this.deps.chats.count(chatId);
           row = {
             chatId,
-            index: rows.length,
+            index: count,
             name: ctx.character.card.name,
             isUser: false,
             isSystem: false,
@@ -870,7 +879,7 @@ export class ChatService {
             swipeId: 0,
             unknown: {},
           };
-          [place.index, place.swipeId] = [rows.length, 0];
+          [place.index, place.swipeId] = [count, 0];
         }
         await this.deps.chats.putMessages([row]);
         log.publish({ type: 'chat-message', message: row });
@@ -908,7 +917,8 @@ export class ChatService {
       },
     });
     if (!promoted.stateId) return;
-    const row = (await this.deps.chats.messages(ctx.chat.id))[place.index]!;
+    const row = await this.deps.chats.message(ctx.chat.id, place.index);
+    if (!row) throw new HearthFailure(messageNotFound(place.index));
     const swipes = row.swipes.map((s, i) =>
       i === place.swipeId
         ? {
@@ -1128,14 +1138,14 @@ export class ChatService {
   }
 
   async #message(chatId: string, index: number): Promise<ChatMessageRow> {
-    const row = (await this.deps.chats.messages(chatId)).find((m) => m.index === index);
-    if (!row)
-      throw new HearthFailure(
-        hearthError('chat.message_not_found', `This chat has no message ${index + 1}.`),
-      );
+    const row = await this.deps.chats.message(chatId, index);
+    if (!row) throw new HearthFailure(messageNotFound(index));
     return row;
   }
 }
+
+const messageNotFound = (index: number) =>
+  hearthError('chat.message_not_found', `This chat has no message ${index + 1}.`);
 
 /** The persistent state recorded on the newest character message's shown swipe (runtime.md §6.6). */
 function persistStateOf(history: readonly ChatMessageRow[]): string | null {

@@ -28,6 +28,7 @@ import type {
   ChatMessageRow,
   ChatPatch,
   ChatRecord,
+  ChatSummary,
   LorebookRecord,
   LorebookSource,
   PersonaRecord,
@@ -477,19 +478,16 @@ export type LorebookMethods = {
   'lorebooks.setGlobal': (p: { id: string; global: boolean }) => string[];
 };
 
-export type { ChatMessageRow, ChatPatch, ChatRecord };
-
-/** A chat as the character's chat list shows it. */
-export interface ChatSummary extends ChatRecord {
-  messageCount: number;
-  lastMessage: string | null;
-}
+/** `ChatSummary`: a chat as the character's chat list shows it. */
+export type { ChatMessageRow, ChatPatch, ChatRecord, ChatSummary };
 
 /** A chat as its page shows it. */
 export interface ChatView {
   chat: ChatRecord;
   character: { id: string; name: string; avatar: Uint8Array | null };
   persona: { id: string | null; name: string; avatar: Uint8Array | null };
+  /** How many messages the chat has; `messages` is only the newest page of them. */
+  messageCount: number;
   messages: ChatMessageRow[];
   /** Runs of this chat (their `target` is `{ kind: 'chat'; chatId }`). */
   runs: RunRecord[];
@@ -501,6 +499,10 @@ export type ChatMethods = {
   /** Seeds the greeting (alternate greetings as swipes). */
   'chats.create': (p: { characterId: string; personaId?: string | null }) => ChatRecord;
   'chats.get': (p: { chatId: string }) => ChatView;
+  /** A page of messages, `from <= index < to` (a page is at most 200). */
+  'chats.messages': (p: { chatId: string; from: number; to: number }) => ChatMessageRow[];
+  /** Find in chat: indexes of the messages whose shown text contains `text` (case-insensitive). */
+  'chats.find': (p: { chatId: string; text: string }) => number[];
   'chats.update': (p: { chatId: string } & ChatPatch) => ChatRecord;
   'chats.delete': (p: { chatId: string }) => void;
   /** Edits the shown swipe. */

@@ -390,4 +390,38 @@ describe("the chat's profile", () => {
       },
     });
   });
+
+  it('opens a long chat on its newest page, pages back, finds a word and lists it without reading it', async () => {
+    const { service, deps } = await chatHarness(scriptedGateway([]).gateway);
+    const chat = await service.create('c1');
+    const rows = Array.from({ length: 230 }, (_, i) => ({
+      chatId: chat.id,
+      index: i + 1,
+      name: 'User',
+      isUser: true,
+      isSystem: false,
+      sendDate: null,
+      mes: i === 7 ? 'about the Lantern' : `line ${i + 1}`,
+      extra: {},
+      swipes: [],
+      swipeId: 0,
+      unknown: {},
+    }));
+    await deps.chats.putMessages(rows);
+    const view = await service.get(chat.id);
+    expect(view.messageCount).toBe(231);
+    expect(view.messages.map((m) => m.index)).toEqual(Array.from({ length: 50 }, (_, i) => 181 + i));
+    expect((await service.messages(chat.id, 0, 3)).map((m) => m.mes)).toEqual([
+      'Hello, User.',
+      'line 1',
+      'line 2',
+    ]);
+    expect(await service.messages(chat.id, 0, 10_000)).toHaveLength(200);
+    expect(await service.find(chat.id, ' lantern ')).toEqual([8]);
+    expect(await service.list('c1')).toMatchObject([
+      { id: chat.id, messageCount: 231, lastMessage: 'line 230' },
+    ]);
+    await service.editMessage(chat.id, 8, 'no longer');
+    expect(await service.find(chat.id, 'lantern')).toEqual([]);
+  });
 });

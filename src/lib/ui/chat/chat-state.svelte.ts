@@ -203,9 +203,13 @@ export class ChatState extends LiveRunState {
 
   async #refresh(): Promise<void> {
     const view = await this.client.chats.get(this.chatId);
+    // Until the conversation view pages: the older pages too.
+    let older: ChatMessageRow[] = [];
+    for (let to = view.messages[0]?.index ?? 0; to > 0; to -= 200)
+      older = [...(await this.client.chats.messages(this.chatId, Math.max(0, to - 200), to)), ...older];
     if (this.#disposed) return;
     this.view = view;
-    this.messages = view.messages;
+    this.messages = [...older, ...view.messages];
     // Keep what a live run reported if the read raced it.
     this.runs = view.runs.map((r) => {
       const known = this.runs.find((k) => k.id === r.id);

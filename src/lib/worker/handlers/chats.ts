@@ -13,6 +13,8 @@ export function chatHandlers(ctx: RuntimeContext): Handlers<ChatMethods, ChatStr
         const view = await chats.get(p.chatId);
         return view;
       },
+      'chats.messages': (p) => chats.messages(p.chatId, p.from, p.to),
+      'chats.find': (p) => chats.find(p.chatId, p.text),
       'chats.update': ({ chatId, ...patch }) => chats.update(chatId, patch),
       'chats.delete': (p) => chats.delete(p.chatId),
       'chats.editMessage': (p) => chats.editMessage(p.chatId, p.index, p.text),
