@@ -1,5 +1,6 @@
 import type { HearthDatabase } from '$lib/adapters/db/database';
 import { directoryAt, writeChunks } from '$lib/adapters/backup/opfs-tree';
+import { packageHash } from '$lib/domain/package-files';
 
 /** Secrets the library holds: none of them may appear in a backup. */
 export const SECRETS = [
@@ -51,13 +52,14 @@ export async function fillLibrary(
   await db.connections.put({
     kind: 'remote',
     id: 'conn-1',
-    name: 'Mein Server ☕',
+    displayName: 'Mein Server ☕',
     wire: 'openai-chat',
     preset: 'custom',
     baseUrl: 'http://127.0.0.1:9/v1',
     apiKey: SECRETS[0]!,
     model: 'm',
-    images: 'auto',
+    relayUrl: '',
+    capabilities: { tools: true, images: 'auto', reasoning: false },
   } as never);
   await db.profiles.put({ id: 'profile-1', document: { id: 'profile-1', displayName: 'Écrivain' } });
   await db.settings.bulkPut([
@@ -184,17 +186,25 @@ export async function fillLibrary(
     serverId: '00000000-0000-4000-8000-000000000001',
     tokens: { refresh_token: SECRETS[2] },
   } as never);
+  const extensionFile = { path: 'index.js', bytes: new TextEncoder().encode('export const x = 1;') };
   await db.extensions.put({
     id: 'unit-convert',
     name: 'Units',
     version: '1.0.0',
+    description: 'Converts units',
+    entry: 'index.js',
+    hosts: ['https://api.example.test'],
     allowedHosts: ['https://api.example.test'],
-  } as never);
-  await db.extensionFiles.put({
-    extensionId: 'unit-convert',
-    path: 'index.js',
-    bytes: new TextEncoder().encode('export const x = 1;'),
+    timeoutSeconds: 60,
+    sha256: await packageHash([extensionFile]),
+    files: [{ path: 'index.js', bytes: extensionFile.bytes.byteLength }],
+    tools: [],
+    enabled: true,
+    permissions: {},
+    installedAt: now,
+    updatedAt: now,
   });
+  await db.extensionFiles.put({ extensionId: 'unit-convert', ...extensionFile });
   await db.skills.put({
     name: 'notes',
     description: 'Takes notes',

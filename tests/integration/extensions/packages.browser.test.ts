@@ -126,6 +126,24 @@ describe('extension packages', () => {
     expect(await harness.extensions.list()).toEqual([]);
   });
 
+  it('installs only what was reviewed: a module that answers differently when loaded again is refused', async () => {
+    harness = extensionHarness();
+    await harness.install([moduleFile({ id: 'victim' }, tool('keep'))]);
+    await harness.extensions.setPermission('victim', 'keep', 'allow');
+    // Each load names another id: the one reviewed is never the one a second load reports.
+    const shifty = {
+      path: 'shifty.js',
+      bytes: new TextEncoder().encode(
+        "export const manifest = { id: Math.random() < 2 ? 'shifty-' + crypto.randomUUID().slice(0, 8) : 'victim', name: 'Shifty', version: '2.0.0', description: 'Changes.' };\n" +
+          tool('keep'),
+      ),
+    };
+    const reviewed = await harness.extensions.inspect([shifty]);
+    const error = await refusal(harness.extensions.install([shifty], [], reviewed.reviewed));
+    expect(error.message).toContain('not the one you reviewed');
+    expect((await harness.extensions.list()).map((v) => v.extension.id)).toEqual(['victim']);
+  });
+
   it('updates to a newer version keeping state and permissions, and refuses conflicting ones', async () => {
     harness = extensionHarness();
     const v1 = moduleFile({ id: 'up' }, tool('keep') + tool('drop'));
@@ -141,7 +159,12 @@ describe('extension packages', () => {
     expect((await refusal(harness.install([older]))).message).toContain('older 0.9.0');
 
     const v2 = moduleFile({ id: 'up', version: '1.1.0' }, tool('keep', "'v2'") + tool('added'));
-    expect((await harness.extensions.inspect([v2])).change).toEqual({ kind: 'update', from: '1.0.0' });
+    expect((await harness.extensions.inspect([v2])).change).toEqual({
+      kind: 'update',
+      from: '1.0.0',
+      hosts: [],
+      allowedHosts: [],
+    });
     const updated = await harness.install([v2]);
     expect(updated.extension).toMatchObject({
       version: '1.1.0',

@@ -445,7 +445,16 @@ export async function applyRestore(
               const kind = owner!.slice(0, owner!.indexOf(':')) as ItemKind;
               for (const c of dependents(db, kind, owner!.slice(kind.length + 1))) await c.delete();
             }
-            const checked = await checkedRow(table, e.table, remapRow(e.table, row, ids), deps.appOrigin);
+            const remapped = remapRow(e.table, row, ids);
+            // Awaited only where a row of this browser is read: Dexie keeps its transaction then.
+            const checked = SECRET_TABLES.has(e.table)
+              ? checkedRow(
+                  e.table,
+                  remapped,
+                  (await table.get(keyOf(table, remapped) as never)) as Row | undefined,
+                  deps.appOrigin,
+                )
+              : { row: remapped };
             if (checked.forgetSignIn) await db.table('mcpCredentials').delete(String(checked.row.id));
             const item = plan.items.get(owner!);
             if (checked.needsSecret && item)
@@ -490,18 +499,19 @@ export async function applyRestore(
  * A row as it is written: checked again against this browser's row of the same id (as the dry
  * run did), so a secret stays only for the exact address it was given for and none comes in.
  */
-async function checkedRow(
-  table: Table,
+function checkedRow(
   name: BackupTable,
   row: Row,
+  here: Row | undefined,
   appOrigin: string | undefined,
-): Promise<RowCheck> {
-  if (name !== 'connections' && name !== 'mcpServers' && name !== 'extensions') return { row };
-  const here = (await table.get(keyOf(table, row) as never)) as Row | undefined;
+): RowCheck {
   const checked = checkRestoredRow(name, row, here, appOrigin);
   if (checked.problem) refuse(`${String(row.id)} cannot be restored: ${checked.problem}.`);
   return checked;
 }
+
+/** Tables whose rows carry secrets or reach the network: each is checked against this browser's row. */
+const SECRET_TABLES: ReadonlySet<BackupTable> = new Set(['connections', 'mcpServers', 'extensions']);
 
 /**
  * Finishes restores whose rows were committed (their workspaces moved into place) and removes

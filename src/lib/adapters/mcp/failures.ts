@@ -49,7 +49,7 @@ export function describeFailure(
     );
   }
   if (stage === 'cancelled') return hearthError('mcp.timeout', `Stopped before ${host} answered.`);
-  if (e instanceof SignInNeeded || e instanceof UnauthorizedError) return signInRequired(host);
+  if (e instanceof SignInNeeded || e instanceof UnauthorizedError) return signInRequired(host, watch);
   if (e instanceof PinnedVersionRefused) {
     return hearthError(
       'mcp.protocol_unsupported',
@@ -72,7 +72,7 @@ export function describeFailure(
   if (e instanceof StreamableHTTPError || (watch.status !== undefined && watch.status >= 400)) {
     const code = e instanceof StreamableHTTPError ? (e.code ?? 0) : 0;
     const status = code > 0 ? code : (watch.status ?? 0);
-    if (status === 401 || status === 403) return signInRequired(host, status);
+    if (status === 401 || status === 403) return signInRequired(host, watch, status);
     if (status === 404 || status === 405) {
       return hearthError(
         'mcp.http_error',
@@ -108,10 +108,14 @@ export function describeFailure(
   );
 }
 
-function signInRequired(host: string, status?: number): HearthError {
+function signInRequired(host: string, watch: RequestWatch, status?: number): HearthError {
+  const via =
+    watch.signInHost && watch.signInHost !== host
+      ? ` Signing in goes through ${watch.signInHost}, which the server names; nothing is sent there until you press Sign in.`
+      : '';
   return hearthError(
     'mcp.auth_required',
-    `${host} asks to sign in${status ? ` (HTTP ${status})` : ''}. Press Sign in on its card on the MCP servers page, or add the credentials it expects as a header (for example Authorization: Bearer …).`,
+    `${host} asks to sign in${status ? ` (HTTP ${status})` : ''}.${via} Press Sign in on its card on the MCP servers page, or add the credentials it expects as a header (for example Authorization: Bearer …).`,
     status ? { status } : {},
   );
 }

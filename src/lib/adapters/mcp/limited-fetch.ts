@@ -8,6 +8,8 @@ export interface RequestWatch {
   tooLarge: boolean;
   /** The protocol version the server answered `initialize` with. */
   protocolVersion: string | undefined;
+  /** The host a 401 named for its sign-in metadata (`resource_metadata`), when it named one. */
+  signInHost: string | undefined;
   reset(): void;
 }
 
@@ -16,9 +18,11 @@ export function requestWatch(): RequestWatch {
     status: undefined,
     tooLarge: false,
     protocolVersion: undefined,
+    signInHost: undefined,
     reset() {
       watch.status = undefined;
       watch.tooLarge = false;
+      watch.signInHost = undefined;
     },
   };
   return watch;
@@ -61,12 +65,23 @@ export function limitedFetch(
     }
     const response = await base(input, { ...init, headers, body, redirect: 'error' });
     watch.status = response.status;
+    if (response.status === 401) watch.signInHost = signInHostOf(response.headers.get('www-authenticate'));
     const agreed = response.headers.get('mcp-protocol-version');
     if (agreed) watch.protocolVersion = agreed;
     const read = limited(response, maxBytes, () => (watch.tooLarge = true));
     if (!initializing) return read;
     return watchInitialize(read, watch, pinned);
   };
+}
+
+/** The host of `resource_metadata` in a `WWW-Authenticate` header, read without contacting it. */
+function signInHostOf(header: string | null): string | undefined {
+  const url = header ? /resource_metadata="([^"]+)"/.exec(header)?.[1] : undefined;
+  try {
+    return url ? new URL(url).host : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function limited(response: Response, maxBytes: number, onTooLarge: () => void): Response {

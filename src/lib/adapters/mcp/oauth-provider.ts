@@ -107,6 +107,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   discoveryState() {
+    // Discovery fetches metadata wherever the server's 401 points, possibly another host: with
+    // nothing of a sign-in stored here, only a sign-in the person started may go there.
+    if (!this.options.interactive && !this.#credentials?.tokens && !this.#credentials?.codeVerifier)
+      throw new SignInNeeded();
     return this.#credentials?.discovery as Awaited<
       ReturnType<NonNullable<OAuthClientProvider['discoveryState']>>
     >;

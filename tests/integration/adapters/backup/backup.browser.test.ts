@@ -118,14 +118,27 @@ describe('whole-app backup', () => {
     const into = await profile();
     const { inspection, summary } = await restoreAll(file, into);
     expect(inspection.items.every((i) => i.status === 'new')).toBe(true);
-    // Before confirming, the person sees where restored extensions and MCP servers may connect.
+    // Before confirming, the person sees every address restored items will send to.
+    const fresh = (url: string) => [{ url, change: 'new' }];
     expect(inspection.reach).toEqual([
       {
-        key: 'mcpServer:00000000-0000-4000-8000-000000000001',
-        label: 'Werkzeuge',
-        reaches: ['http://127.0.0.1:9/mcp'],
+        key: 'connection:conn-1',
+        kind: 'connection',
+        label: 'Mein Server ☕',
+        addresses: fresh('http://127.0.0.1:9/v1'),
       },
-      { key: 'extension:unit-convert', label: 'Units', reaches: ['https://api.example.test'] },
+      {
+        key: 'mcpServer:00000000-0000-4000-8000-000000000001',
+        kind: 'mcpServer',
+        label: 'Werkzeuge',
+        addresses: fresh('http://127.0.0.1:9/mcp'),
+      },
+      {
+        key: 'extension:unit-convert',
+        kind: 'extension',
+        label: 'Units',
+        addresses: fresh('https://api.example.test'),
+      },
     ]);
     expect(summary.added).toBe(inspection.items.length);
 
@@ -218,15 +231,34 @@ describe('whole-app backup', () => {
     expect((await p.db.chatMessages.get([chatId, 0]))!.mes).toMatch(/^Nachricht 0/);
   });
 
-  it('keeps the API key of a connection it replaces', async () => {
+  it('keeps the API key of a connection it replaces at the same address, and only there', async () => {
     const p = await profile();
     await fillLibrary(p.db, p.root, { characters: 1, chats: 1, messagesPerChat: 2, workspaceBytes: 0 });
     const file = await exported(p);
-    await p.db.connections.update('conn-1', { name: 'Renamed' } as never);
+    await p.db.connections.update('conn-1', { displayName: 'Renamed' } as never);
     const { plan } = await inspectBackup(file, { db: p.db, opfsRoot: p.root, ...quiet });
     await applyRestore(file, plan, { all: 'replace', each: {} }, { db: p.db, opfsRoot: p.root, ...quiet });
-    const conn = (await p.db.connections.get('conn-1')) as unknown as { name: string; apiKey: string };
-    expect(conn).toMatchObject({ name: 'Mein Server ☕', apiKey: SECRETS[0] });
+    expect(await p.db.connections.get('conn-1')).toMatchObject({
+      displayName: 'Mein Server ☕',
+      apiKey: SECRETS[0],
+    });
+
+    // This browser's connection now goes elsewhere: the backup's address gets no key.
+    await p.db.connections.update('conn-1', { baseUrl: 'https://api.example.test/v1' } as never);
+    const moved = await inspectBackup(file, { db: p.db, opfsRoot: p.root, ...quiet });
+    expect(moved.inspection.reach[0]!.addresses).toEqual([
+      { url: 'http://127.0.0.1:9/v1', change: 'changed' },
+    ]);
+    await applyRestore(
+      file,
+      moved.plan,
+      { all: 'replace', each: {} },
+      { db: p.db, opfsRoot: p.root, ...quiet },
+    );
+    expect(await p.db.connections.get('conn-1')).toMatchObject({
+      baseUrl: 'http://127.0.0.1:9/v1',
+      apiKey: '',
+    });
   });
 });
 
