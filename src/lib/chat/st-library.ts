@@ -58,6 +58,8 @@ export interface StLibraryPlan {
   lorebooks: StLorebookFile[];
   cards: StCardFile[];
   chats: StChatFile[];
+  /** Chat Completion presets (`OpenAI Settings/*.json`), by file path; the name is the file's. */
+  presets: { path: string; name: string }[];
   settings: string | null;
   /** `User Avatars/` by file name. */
   avatars: Map<string, string>;
@@ -73,6 +75,8 @@ export interface StSettings {
   globalBooks: string[];
   /** Extra books of characters: `character` is the card's file name (SillyTavern writes it without extension). */
   characterBooks: { character: string; books: string[] }[];
+  /** The Chat Completion preset SillyTavern had selected (`preset_settings_openai`), by name. */
+  selectedPreset: string | null;
 }
 
 export interface StPersona {
@@ -101,7 +105,6 @@ const NOT_IMPORTED: Record<string, string> = {
   context: 'context templates',
   sysprompt: 'system prompt presets',
   movingUI: 'UI layouts',
-  'OpenAI Settings': 'generation presets',
   'KoboldAI Settings': 'generation presets',
   'NovelAI Settings': 'generation presets',
   'TextGen Settings': 'generation presets',
@@ -212,6 +215,7 @@ export function planStLibrary(
     lorebooks: [],
     cards: [],
     chats: [],
+    presets: [],
     settings: null,
     avatars: new Map(),
     skipped,
@@ -247,6 +251,11 @@ export function planStLibrary(
         skip(file.path, 'not imported: not a lorebook (.json)');
       else if (file.size > limits.lorebookBytes) skip(file.path, overLimit(file, limits.lorebookBytes));
       else plan.lorebooks.push({ path: file.path, fileName, worldName: withoutExtension(fileName) });
+    } else if (top === 'OpenAI Settings') {
+      if (rest.length > 1 || !/\.json$/i.test(fileName))
+        skip(file.path, 'not imported: not a Chat Completion preset (.json)');
+      else if (file.size > limits.lorebookBytes) skip(file.path, overLimit(file, limits.lorebookBytes));
+      else plan.presets.push({ path: file.path, name: withoutExtension(fileName) });
     } else if (top === 'User Avatars') {
       if (rest.length > 1 || !AVATAR_EXTENSION.test(fileName))
         skip(file.path, 'not imported: not a persona image');
@@ -310,6 +319,7 @@ export function readStSettings(json: unknown): Result<StSettings, HearthError> {
     .filter((lore) => lore.character !== '' && lore.books.length > 0);
   const defaultPersona = text(power.default_persona);
   return ok({
+    selectedPreset: text(json.preset_settings_openai) || null,
     personas,
     defaultPersona: defaultPersona === '' ? null : defaultPersona,
     globalBooks: names(worldInfo.globalSelect),

@@ -51,7 +51,7 @@ import type { PresetStore } from '$lib/ports/presets';
 import type { Tokenizers } from '$lib/ports/tokenizer';
 import type { Preset } from '$lib/chat/preset/preset';
 import { DEFAULT_PRESET_ID, defaultPreset } from '$lib/chat/preset/sillytavern';
-import { DEFAULT_AUTHORS_NOTE } from '$lib/chat/prompt/authors-note';
+import { authorsNoteFromMetadata, DEFAULT_AUTHORS_NOTE } from '$lib/chat/prompt/authors-note';
 import type { SamplerSettings } from '$lib/domain/sampler';
 import type { Workspace, WorkspaceStore } from '$lib/ports/workspace';
 import { auditPaths, chatAuditLayout } from './audit-paths';
@@ -299,6 +299,7 @@ export class ChatService {
       title: fileName.replace(/\.jsonl$/i, '') || 'Imported chat',
       personaId: null,
       lorebookIds,
+      ...authorsNoteOf(parsed.value.transcript.header.chatMetadata),
       createdAt: now,
       updatedAt: now,
     };
@@ -1181,6 +1182,12 @@ function chatContext(history: readonly ChatMessageRow[], activation: Activation)
 }
 
 const isoDate = (ms: number) => new Date(ms).toISOString();
+
+/** A chat's author's note from SillyTavern's `chat_metadata.note_*`, when it has one. */
+function authorsNoteOf(meta: Record<string, unknown>): Pick<ChatRecord, 'authorsNote'> {
+  const note = authorsNoteFromMetadata(meta);
+  return note.text.trim() === '' ? {} : { authorsNote: note };
+}
 
 /** A message of the person's. */
 const personMessage = (

@@ -17,6 +17,8 @@ import { utf8 } from '$lib/domain/base64';
 import { hearthError, HearthFailure, toHearthError } from '$lib/domain/errors';
 import type { CharacterStore, LorebookStore, PersonaStore } from '$lib/ports/characters';
 import type { ChatStore } from '$lib/ports/chats';
+import type { PresetStore } from '$lib/ports/presets';
+import { presetFromSillyTavern } from '$lib/chat/preset/sillytavern';
 import type { Ids } from '$lib/ports/clock';
 import type { ChatService } from './chats';
 import {
@@ -52,6 +54,10 @@ export interface StLibrarySummary {
     problems: { line: number; message: string }[];
   }[];
   lorebooks: { id: string; name: string; path: string }[];
+  /** Chat Completion presets, each with what was left out of it (secrets, values out of range). */
+  presets: { id: string; name: string; path: string; problems: string[] }[];
+  /** The preset SillyTavern had selected, made the one new chats use, if Hearth had none. */
+  selectedPreset: { id: string; name: string } | null;
   personas: { id: string; name: string; path: string }[];
   /** The imported persona made the default, if any. */
   defaultPersona: { id: string; name: string } | null;
@@ -66,7 +72,13 @@ export type StLibraryUpdate =
   | { type: 'done'; summary: StLibrarySummary };
 
 export interface StLibraryDeps {
-  stores: { characters: CharacterStore; lorebooks: LorebookStore; personas: PersonaStore; chats: ChatStore };
+  stores: {
+    characters: CharacterStore;
+    lorebooks: LorebookStore;
+    personas: PersonaStore;
+    chats: ChatStore;
+    presets: PresetStore;
+  };
   chats: Pick<ChatService, 'importJsonl'>;
   ids: Ids;
 }
@@ -131,6 +143,8 @@ export async function importStLibrary(
     characters: [],
     chats: [],
     lorebooks: [],
+    presets: [],
+    selectedPreset: null,
     personas: [],
     defaultPersona: null,
     attachments: [],
@@ -138,7 +152,13 @@ export async function importStLibrary(
   };
   const skip = (path: string, reason: string) => summary.skipped.push({ path, reason });
 
-  let settings: StSettings = { personas: [], defaultPersona: null, globalBooks: [], characterBooks: [] };
+  let settings: StSettings = {
+    personas: [],
+    defaultPersona: null,
+    globalBooks: [],
+    characterBooks: [],
+    selectedPreset: null,
+  };
   if (plan.settings) {
     try {
       const read = readStSettings(JSON.parse(utf8.decode(await library.read(plan.settings))));
@@ -154,7 +174,12 @@ export async function importStLibrary(
   const personaPlan = planPersonas(settings, plan.avatars);
   summary.skipped.push(...personaPlan.skipped);
 
-  const total = plan.lorebooks.length + plan.cards.length + plan.chats.length + personaPlan.personas.length;
+  const total =
+    plan.presets.length +
+    plan.lorebooks.length +
+    plan.cards.length +
+    plan.chats.length +
+    personaPlan.personas.length;
   let done = 0;
   /** Set when the browser's storage is full: nothing more can be saved, so nothing more is tried. */
   let full: string | null = null;
@@ -179,6 +204,38 @@ export async function importStLibrary(
     characters.list(),
     personas.list(),
   ]);
+
+  /** Presets by name: imported now, or the same one already in Hearth. */
+  const existingPresets = await deps.stores.presets.list();
+  const presetsByName = new Map<string, { id: string; name: string }>();
+  for (const file of plan.presets) {
+    await step(file.path, async () => {
+      let json: unknown;
+      try {
+        json = JSON.parse(utf8.decode(await library.read(file.path)));
+      } catch (e) {
+        throw new HearthFailure(hearthError('preset.invalid', `not valid JSON (${message(e)})`));
+      }
+      const read = presetFromSillyTavern(json, file.name);
+      if (!read.ok) throw new HearthFailure(read.error);
+      const same = existingPresets.records.find((r) => sameContent(r.preset, read.value.preset));
+      if (same) {
+        presetsByName.set(file.name, { id: same.id, name: same.preset.name });
+        skip(file.path, UNCHANGED);
+        return;
+      }
+      const now = Date.now();
+      const id = deps.ids.contentId('preset');
+      await deps.stores.presets.put({ id, preset: read.value.preset, createdAt: now, updatedAt: now });
+      presetsByName.set(file.name, { id, name: read.value.preset.name });
+      summary.presets.push({
+        id,
+        name: read.value.preset.name,
+        path: file.path,
+        problems: read.value.problems,
+      });
+    });
+  }
 
   /** Lorebooks by world name: imported now, or the same one already in Hearth. */
   const worlds = new Map<string, LorebookRecord>();
@@ -320,6 +377,17 @@ export async function importStLibrary(
     });
   }
 
+  if (plan.settings && !full && settings.selectedPreset) {
+    const chosen = presetsByName.get(settings.selectedPreset);
+    if (!chosen) {
+      skip(plan.settings, `selected preset “${settings.selectedPreset}” not chosen: it was not imported`);
+    } else if ((await deps.stores.presets.selectedId()) === null) {
+      await deps.stores.presets.setSelectedId(chosen.id);
+      summary.selectedPreset = chosen;
+    } else {
+      skip(plan.settings, `selected preset “${chosen.name}” not chosen: Hearth’s selected preset is kept`);
+    }
+  }
   if (plan.settings && !full) {
     await attachGlobal(
       lorebooks,

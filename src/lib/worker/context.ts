@@ -104,6 +104,7 @@ export interface RuntimeContext {
     personas: DexiePersonaStore;
     lorebooks: DexieLorebookStore;
     chats: DexieChatStore;
+    presets: DexiePresetStore;
   };
   /** Every workspace: its files in `options.workspaces`, its records beside the journal. */
   workspaces: WorkspaceStore;

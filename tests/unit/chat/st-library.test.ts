@@ -104,10 +104,11 @@ describe('planStLibrary', () => {
         'themes/Dark Lite.json',
         'backgrounds/tavern day.jpg',
         'thumbnails/avatar/Aqua.png',
-        'OpenAI Settings/Default.json',
       ].sort(),
     );
     for (const s of p.skipped) expect(s.reason).toMatch(/^not imported: /);
+    // Chat Completion presets are brought over (D23).
+    expect(p.presets).toEqual([{ path: 'OpenAI Settings/Default.json', name: 'Default' }]);
     expect(reasonOf(p, 'secrets.json')).toContain('API keys');
     expect(reasonOf(p, 'chats/Ghost/Ghost - 1.jsonl')).toContain('no card characters/Ghost.png');
     expect(reasonOf(p, 'groups/1700000000.json')).toContain('group');
@@ -229,13 +230,20 @@ describe('readStSettings', () => {
         { character: 'Aqua', books: ['Eldoria', 'Toaru'] },
         { character: 'Megumin.png', books: ['Toaru'] },
       ],
+      selectedPreset: null,
     });
   });
 
   it('reads a fresh install’s settings (no personas, no books) and old top-level world info', () => {
     expect(
       settings({ power_user: { personas: {}, persona_descriptions: {}, default_persona: null } }),
-    ).toEqual({ personas: [], defaultPersona: null, globalBooks: [], characterBooks: [] });
+    ).toEqual({
+      personas: [],
+      defaultPersona: null,
+      globalBooks: [],
+      characterBooks: [],
+      selectedPreset: null,
+    });
     expect(settings({ world_info: { globalSelect: ['Old'] } }).globalBooks).toEqual(['Old']);
   });
 
