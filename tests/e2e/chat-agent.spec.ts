@@ -48,8 +48,13 @@ test('an imported card answered by an agent: search, lore, draft, commit; regene
   expect(tool('s1')).toContain('Walk with me?');
   // "lamp" in the person's message activated the card's embedded lorebook entry.
   expect(tool('l1')).toContain('world=Brindle lore');
-  const system = JSON.stringify((requests[0]!.body as { messages: unknown[] }).messages[0]);
-  expect(system).toContain('The lamps of Brindle never go out.');
+  // A card entry without a position goes after the character, as SillyTavern converts card books:
+  // its own system message after the scenario.
+  const sent = (requests[0]!.body as { messages: { role: string; content: unknown }[] }).messages;
+  const at = sent.findIndex((m) => JSON.stringify(m.content).includes('The lamps of Brindle never go out.'));
+  expect(at).toBeGreaterThan(0);
+  expect(sent[at]!.role).toBe('system');
+  expect(JSON.stringify(sent[at - 1]!.content)).toContain('Dusk in Brindle.');
 
   // Regenerate: a second swipe; swiping back shows the first again.
   llm.script(
