@@ -42,17 +42,20 @@ function message(
   };
 }
 
+/** The controls of the message at `position` of a whole chat. */
+const controlsAt = (chat: ChatMessageRow[], position: number) => swipeControls(chat[position]!, chat.length);
+
 describe('swipeControls', () => {
   it('the greeting alone: n/m, ‹ and › select, › past the last regenerates', () => {
     const chat = [message(0, 'char', ['Hello.', 'Welcome back.'])];
-    expect(swipeControls(chat, 0)).toEqual({
+    expect(controlsAt(chat, 0)).toEqual({
       current: 1,
       total: 2,
       previous: null,
       next: { kind: 'select', swipeId: 1 },
     });
     chat[0]!.swipeId = 1;
-    expect(swipeControls(chat, 0)).toEqual({
+    expect(controlsAt(chat, 0)).toEqual({
       current: 2,
       total: 2,
       previous: { kind: 'select', swipeId: 0 },
@@ -62,7 +65,7 @@ describe('swipeControls', () => {
 
   it('a last character message without swipes counts as 1/1 and can be regenerated', () => {
     const chat = [message(0, 'user'), message(1, 'char')];
-    expect(swipeControls(chat, 1)).toEqual({
+    expect(controlsAt(chat, 1)).toEqual({
       current: 1,
       total: 1,
       previous: null,
@@ -77,32 +80,38 @@ describe('swipeControls', () => {
       message(2, 'user'),
       message(3, 'system'),
     ];
-    expect(swipeControls(chat, 1)).toBeNull();
-    expect(swipeControls(chat, 2)).toBeNull();
-    expect(swipeControls(chat, 3)).toBeNull();
-    expect(swipeControls(chat, 9)).toBeNull();
+    expect(controlsAt(chat, 1)).toBeNull();
+    expect(controlsAt(chat, 2)).toBeNull();
+    expect(controlsAt(chat, 3)).toBeNull();
   });
 
   it('the greeting keeps switching alternate greetings after the chat moved on, without regenerating', () => {
     const chat = [message(0, 'char', ['Hello.', 'Welcome back.'], 1), message(1, 'user'), message(2, 'char')];
-    expect(swipeControls(chat, 0)).toEqual({
+    expect(controlsAt(chat, 0)).toEqual({
       current: 2,
       total: 2,
       previous: { kind: 'select', swipeId: 0 },
       next: null,
     });
     // A single greeting that is not last has nothing to switch.
-    expect(swipeControls([message(0, 'char'), message(1, 'user')], 0)).toBeNull();
+    expect(controlsAt([message(0, 'char'), message(1, 'user')], 0)).toBeNull();
+  });
+
+  it('knows the first and last message by index, not by place in a loaded page', () => {
+    const page = [message(9_998, 'user'), message(9_999, 'char', ['a', 'b'])];
+    expect(swipeControls(page[1]!, 10_000)).toMatchObject({ current: 1, total: 2 });
+    expect(swipeControls(page[1]!, 10_001)).toBeNull();
+    expect(swipeControls(message(0, 'char', ['Hi.', 'Hello.'], 1), 10_001)).toMatchObject({ next: null });
   });
 
   it('clamps a stored swipe id outside the swipes', () => {
     const chat = [message(0, 'user'), { ...message(1, 'char', ['a', 'b']), swipeId: 7 }];
-    expect(swipeControls(chat, 1)).toMatchObject({ current: 2, total: 2, next: { kind: 'regenerate' } });
+    expect(controlsAt(chat, 1)).toMatchObject({ current: 2, total: 2, next: { kind: 'regenerate' } });
   });
 });
 
 describe('swipeKey', () => {
-  const controls = swipeControls([message(0, 'char', ['a', 'b', 'c'], 1)], 0);
+  const controls = controlsAt([message(0, 'char', ['a', 'b', 'c'], 1)], 0);
   it('← and → follow the controls', () => {
     expect(swipeKey('ArrowLeft', controls)).toEqual({ kind: 'select', swipeId: 0 });
     expect(swipeKey('ArrowRight', controls)).toEqual({ kind: 'select', swipeId: 2 });
@@ -110,7 +119,7 @@ describe('swipeKey', () => {
     expect(swipeKey('ArrowLeft', null)).toBeNull();
   });
   it('← on the first swipe does nothing', () => {
-    expect(swipeKey('ArrowLeft', swipeControls([message(0, 'char', ['a', 'b'])], 0))).toBeNull();
+    expect(swipeKey('ArrowLeft', controlsAt([message(0, 'char', ['a', 'b'])], 0))).toBeNull();
   });
 });
 

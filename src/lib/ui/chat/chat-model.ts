@@ -29,25 +29,24 @@ export interface SwipeControls {
 const isAssistant = (m: Pick<Message, 'isUser' | 'isSystem'>): boolean => !m.isUser && !m.isSystem;
 
 /**
- * The swipe controls of `messages[position]`, or null when it has none. The chat's last message,
- * when the character wrote it, can be swiped: past its last swipe `›` regenerates (a new swipe,
- * D12). The greeting (the first message, the character's) can switch between its swipes
+ * The swipe controls of `m` in a chat of `total` messages, or null when it has none. The chat's
+ * last message, when the character wrote it, can be swiped: past its last swipe `›` regenerates (a
+ * new swipe, D12). The greeting (the first message, the character's) can switch between its swipes
  * (alternate greetings) even after the conversation moved on, but is regenerated only while it is
  * the last message.
  */
-export function swipeControls(messages: readonly Message[], position: number): SwipeControls | null {
-  const m = messages[position];
-  if (!m || !isAssistant(m)) return null;
-  const last = position === messages.length - 1;
-  const greeting = position === 0;
+export function swipeControls(m: Message, total: number): SwipeControls | null {
+  if (!isAssistant(m)) return null;
+  const last = m.index === total - 1;
+  const greeting = m.index === 0;
   if (!last && !greeting) return null;
-  const total = Math.max(1, m.swipes.length);
-  const shown = Math.min(Math.max(0, m.swipeId), total - 1);
-  if (!last && total < 2) return null;
+  const swipes = Math.max(1, m.swipes.length);
+  const shown = Math.min(Math.max(0, m.swipeId), swipes - 1);
+  if (!last && swipes < 2) return null;
   const previous: SwipeStep | null = shown > 0 ? { kind: 'select', swipeId: shown - 1 } : null;
   const next: SwipeStep | null =
-    shown < total - 1 ? { kind: 'select', swipeId: shown + 1 } : last ? { kind: 'regenerate' } : null;
-  return { current: shown + 1, total, previous, next };
+    shown < swipes - 1 ? { kind: 'select', swipeId: shown + 1 } : last ? { kind: 'regenerate' } : null;
+  return { current: shown + 1, total: swipes, previous, next };
 }
 
 const hearthOf = (extra: unknown): Record<string, unknown> | null => {
@@ -194,3 +193,13 @@ export function lorebookChoices(
     return { id: b.id, name: b.name, checked: locked !== null || chatLorebookIds.includes(b.id), locked };
   });
 }
+
+/** The find hit after `at` in `direction` (1: newer), wrapping around; -1 when there are none. */
+export function nextHit(at: number, count: number, direction: 1 | -1): number {
+  if (count === 0) return -1;
+  return (((at + direction) % count) + count) % count;
+}
+
+/** What the find bar says of its hits ("3 of 17", oldest first). */
+export const findStatus = (at: number, count: number): string =>
+  count === 0 ? 'No match' : `${at + 1} of ${count}`;

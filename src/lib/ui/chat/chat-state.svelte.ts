@@ -11,6 +11,9 @@ import type { StreamingTurn } from '../run/streaming-turn';
 import { DELEGATE_TOOL, delegatedTaskItems } from '../session/delegated-tasks';
 import { delegateInputs, foldHandoff, type LiveHandoff } from './chat-model';
 
+/** How many messages one read from storage brings (the conversation reads pages as it scrolls). */
+export const PAGE_SIZE = 50;
+
 /** What a message's badge shows of its run's lore activation. */
 export interface LoreSummary {
   /** Display names of the activated entries, in prompt order. */
@@ -18,13 +21,27 @@ export interface LoreSummary {
 }
 
 /**
- * The state of one chat page, fed by the client: the chat, its messages and runs, the live run's
- * streamed working output, and errors. In a Chat run the streamed text is the agent's working
+ * The state of one chat page, fed by the client: the chat, the loaded window of its messages (a
+ * run of consecutive indexes, read a page at a time around what the person reads, never the
+ * whole chat), its runs, the live run's streamed working output, and errors. In a Chat run the streamed text is the agent's working
  * text; the reply is the message it commits (a `chat-message` update).
  */
 export class ChatState extends LiveRunState {
   view = $state<ChatView | null>(null);
+  /** The loaded window of the chat's messages, in index order, without gaps. */
   messages = $state<ChatMessageRow[]>([]);
+  /** How many messages the chat has. */
+  total = $state(0);
+  /**
+   * The last change to `messages` put older ones in front: the view keeps the reading position
+   * from the end (a virtual list's "shift" mode) for exactly that change.
+   */
+  prepended = $state(false);
+  /** A page is being read. */
+  paging = $state(false);
+  readonly hasOlder = $derived((this.messages[0]?.index ?? 0) > 0);
+  /** The window reaches the chat's newest message. */
+  readonly atEnd = $derived((this.messages.at(-1)?.index ?? -1) >= this.total - 1);
   /** The run the streamed output belongs to (for its link). */
   streamingRunId = $state<string | null>(null);
   loading = $state(true);
@@ -70,10 +87,69 @@ export class ChatState extends LiveRunState {
   /** Sends the person's message (and their normalized `images`); an agent run writes the reply. */
   async send(text: string, images: ImageRef[] = []): Promise<void> {
     this.error = null;
+    // A reply goes after the newest message: show it, wherever the person was reading.
+    if (!this.atEnd) await this.showLatest();
     this.outgoing = images.length
       ? `${text}${text ? '\n' : ''}(${images.length === 1 ? 'an image' : `${images.length} images`})`
       : text;
     await this.follow(this.client.chats.send(this.chatId, text, images));
+  }
+
+  /** Reads the page before the window; false when there is none or a read is under way. */
+  loadOlder(): Promise<boolean> {
+    const first = this.messages[0]?.index ?? 0;
+    if (first <= 0) return Promise.resolve(false);
+    return this.#page(Math.max(0, first - PAGE_SIZE), first, (rows) => {
+      this.prepended = true;
+      this.messages = [...rows, ...this.messages];
+    });
+  }
+
+  /** Reads the page after the window; false when it reaches the end or a read is under way. */
+  loadNewer(): Promise<boolean> {
+    if (this.atEnd) return Promise.resolve(false);
+    const next = (this.messages.at(-1)?.index ?? -1) + 1;
+    return this.#page(next, next + PAGE_SIZE, (rows) => {
+      this.prepended = false;
+      this.messages = [...this.messages, ...rows];
+    });
+  }
+
+  /** Replaces the window with the page around message `index` (a find hit, the first message). */
+  showAround(index: number): Promise<boolean> {
+    const from = Math.max(0, Math.min(index - PAGE_SIZE / 2, this.total - PAGE_SIZE));
+    return this.#page(from, from + PAGE_SIZE, (rows) => {
+      this.prepended = false;
+      this.messages = rows;
+    });
+  }
+
+  /** Replaces the window with the newest page. */
+  async showLatest(): Promise<void> {
+    const view = await this.client.chats.get(this.chatId);
+    if (this.#disposed) return;
+    this.#show(view, view.messages);
+  }
+
+  /** Indexes of the messages whose shown text contains `text`, oldest first. */
+  find(text: string): Promise<number[]> {
+    return this.client.chats.find(this.chatId, text);
+  }
+
+  async #page(from: number, to: number, apply: (rows: ChatMessageRow[]) => void): Promise<boolean> {
+    if (this.paging) return false;
+    this.paging = true;
+    try {
+      const rows = await this.client.chats.messages(this.chatId, from, to);
+      if (this.#disposed || rows.length === 0) return false;
+      apply(rows);
+      return true;
+    } catch (e) {
+      this.error = describeError(e);
+      return false;
+    } finally {
+      this.paging = false;
+    }
   }
 
   /** A new swipe on the last assistant message (or a reply to the person's last message). */
@@ -190,26 +266,43 @@ export class ChatState extends LiveRunState {
     }
   }
 
-  /** Puts a saved message in its place (replacing the one with its index). */
+  /**
+   * Puts a saved message in its place: replacing the one with its index, or after the window's
+   * last when it is the next (a message beyond the loaded window is read when scrolled to).
+   */
   #put(message: ChatMessageRow): void {
-    const i = this.messages.findIndex((m) => m.index === message.index);
-    if (i >= 0) this.messages[i] = message;
-    else {
-      const at = this.messages.findIndex((m) => m.index > message.index);
-      if (at < 0) this.messages.push(message);
-      else this.messages.splice(at, 0, message);
+    this.total = Math.max(this.total, message.index + 1);
+    const first = this.messages[0]?.index ?? 0;
+    const i = message.index - first;
+    if (i >= 0 && i < this.messages.length) this.messages[i] = message;
+    else if (i === this.messages.length) {
+      this.prepended = false;
+      this.messages.push(message);
     }
   }
 
+  /**
+   * Reads the chat again: the newest page and the same older messages the window held, when it
+   * reached the end; the same range otherwise (a delete moves later messages up).
+   */
   async #refresh(): Promise<void> {
     const view = await this.client.chats.get(this.chatId);
-    // Until the conversation view pages: the older pages too.
-    let older: ChatMessageRow[] = [];
-    for (let to = view.messages[0]?.index ?? 0; to > 0; to -= 200)
-      older = [...(await this.client.chats.messages(this.chatId, Math.max(0, to - 200), to)), ...older];
+    const newest = view.messages[0]?.index ?? 0;
+    const wasAtEnd = this.atEnd;
+    const from = Math.min(this.messages[0]?.index ?? newest, newest);
+    const to = wasAtEnd ? newest : Math.min((this.messages.at(-1)?.index ?? 0) + 1, view.messageCount);
+    const rows: ChatMessageRow[] = [];
+    for (let at = from; at < to; at += PAGE_SIZE * 4)
+      rows.push(...(await this.client.chats.messages(this.chatId, at, Math.min(to, at + PAGE_SIZE * 4))));
     if (this.#disposed) return;
+    this.#show(view, wasAtEnd ? [...rows, ...view.messages] : rows);
+  }
+
+  #show(view: ChatView, messages: ChatMessageRow[]): void {
     this.view = view;
-    this.messages = [...older, ...view.messages];
+    this.total = view.messageCount;
+    this.prepended = false;
+    this.messages = messages;
     // Keep what a live run reported if the read raced it.
     this.runs = view.runs.map((r) => {
       const known = this.runs.find((k) => k.id === r.id);
