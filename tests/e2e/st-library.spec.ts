@@ -149,7 +149,8 @@ async function expectImported(page: Page, from: string) {
     'Seraphina',
   ]);
   await expect(list('Chats')).toContainText('Seraphina - 2024-05-01@10h00m00s with Seraphina: 3 messages');
-  await expect(list('Chats')).toContainText('1673181146000 with Aqua: 1 message');
+  // SillyTavern 1.9 named chats by the epoch milliseconds they began (1673181146000.jsonl).
+  await expect(list('Chats')).toContainText('2023-01-08 12:32 UTC with Aqua: 1 message');
   await expect(list('Lorebooks').getByRole('listitem')).toHaveText([
     'Axel · imported from Axel.json',
     'Eldoria · imported from Eldoria.json',

@@ -1,4 +1,4 @@
-import { parseChatJsonl } from '$lib/chat/chat-jsonl';
+import { chatTitleFromFileName, parseChatJsonl } from '$lib/chat/chat-jsonl';
 import type { CharacterRecord, LorebookRecord, LorebookSource, PersonaRecord } from '$lib/chat/records';
 import {
   cardWorld,
@@ -314,7 +314,7 @@ export async function importStLibrary(
       const parsed = parseChatJsonl(utf8.decode(bytes));
       if (!parsed.ok) throw new HearthFailure(parsed.error);
       const { messages, header } = parsed.value.transcript;
-      const title = file.fileName.replace(/\.jsonl$/i, '');
+      const title = chatTitleFromFileName(file.fileName);
       if (!newCharacters.has(character.id)) {
         for (const chat of await chats.list(character.id)) {
           if (chat.title !== title) continue;
