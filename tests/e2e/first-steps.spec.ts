@@ -311,6 +311,18 @@ test('the session heading follows its title, and the session can be renamed', as
   await expect(page.locator('.session-list')).toContainText('Sea haiku');
 });
 
+test('a session is titled with a few words of its first prompt, not the whole of it', async ({ page }) => {
+  await startSession(
+    page,
+    'Please look at every file in the work folder and tell me which of them mention the harbour lamps. Then write a haiku.',
+  );
+  await expect(page.locator('.message.assistant:not(.streaming)').last()).toBeVisible();
+  const title = 'Please look at every file in the work folder…';
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(title);
+  await page.goto('./');
+  await expect(page.locator('.session-list .title')).toHaveText([title]);
+});
+
 test('connections: one listed model is picked, several are offered, the test result is in view, the first becomes the default', async ({
   page,
   llm,
