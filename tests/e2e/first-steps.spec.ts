@@ -2,6 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import { parseChatJsonl } from '../../src/lib/chat/chat-jsonl.ts';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import {
   addScriptedConnection,
   expect,
@@ -22,6 +23,38 @@ const chatReply = (id: string, text: string) => [
   call(`w${id}`, 'workspace_write_file', { path: 'output/main.md', content: text }),
   call(`c${id}`, 'workspace_commit', { path: 'output/main.md', finish: true }),
 ];
+
+const AXE_SOURCE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Each visible select whose accessible name (as axe computes it) is not its label's text alone:
+ * `aria-label`, or its `<label>`'s text without the select's own options.
+ */
+async function misnamedSelects(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(() => {
+    type Axe = { setup(): void; teardown(): void; commons: { text: { accessibleText(e: Element): string } } };
+    const axe = (window as unknown as { axe: Axe }).axe;
+    const squash = (t: string | null | undefined) => (t ?? '').replace(/\s+/g, ' ').trim();
+    axe.setup();
+    try {
+      return [...document.querySelectorAll('select')]
+        .filter((s) => s.checkVisibility())
+        .flatMap((select) => {
+          let label = select.getAttribute('aria-label');
+          if (label === null) {
+            const copy = select.labels[0]?.cloneNode(true) as HTMLElement | undefined;
+            copy?.querySelectorAll('select').forEach((s) => s.remove());
+            label = squash(copy?.textContent);
+          }
+          const name = squash(axe.commons.text.accessibleText(select));
+          return name === label ? [] : [`"${name}", not "${label}"`];
+        });
+    } finally {
+      axe.teardown();
+    }
+  });
+}
 
 /** Presses Tab (Shift+Tab with `back`) until `target` has the focus; fails after `max` presses. */
 async function tabTo(page: Page, target: Locator, { max = 40, back = false } = {}): Promise<number> {
@@ -104,6 +137,7 @@ test('every page: labelled controls and no serious or critical accessibility vio
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => `${where}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
     expect(bad).toEqual([]);
+    expect(await misnamedSelects(page), `${where}: a select named other than by its label`).toEqual([]);
   };
   for (const [path, heading] of [
     ['./', 'Sessions'],
@@ -122,6 +156,9 @@ test('every page: labelled controls and no serious or critical accessibility vio
     await expect(page.getByText('Loading…')).toHaveCount(0);
     await audit(path);
   }
+  await page.goto('./#/connections');
+  await page.getByRole('button', { name: 'Add connection' }).click();
+  await audit('the connection form');
   await openBrindle(page);
   await audit('a character');
   await page.getByRole('button', { name: 'New chat' }).click();
@@ -272,6 +309,18 @@ test('the session heading follows its title, and the session can be renamed', as
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sea haiku');
   await page.goto('./');
   await expect(page.locator('.session-list')).toContainText('Sea haiku');
+});
+
+test('a session is titled with a few words of its first prompt, not the whole of it', async ({ page }) => {
+  await startSession(
+    page,
+    'Please look at every file in the work folder and tell me which of them mention the harbour lamps. Then write a haiku.',
+  );
+  await expect(page.locator('.message.assistant:not(.streaming)').last()).toBeVisible();
+  const title = 'Please look at every file in the work folder…';
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(title);
+  await page.goto('./');
+  await expect(page.locator('.session-list .title')).toHaveText([title]);
 });
 
 test('connections: one listed model is picked, several are offered, the test result is in view, the first becomes the default', async ({

@@ -100,3 +100,56 @@ test('a zip of two skills: installed, seen and used by a Session agent, shown an
   await expect(offline.getByRole('region', { name: 'File SKILL.md' })).toContainText('Sort the notes.');
   await context.setOffline(false);
 });
+
+test('a zip of many skills: a summary, Install in view and by keyboard, and format warnings that do not stop it', async ({
+  page,
+}) => {
+  // 1,137 characters for the first, over the format's 1,024; 940 or 939 for the others.
+  const long = (n: number) =>
+    `Skill number ${n}. ${'It does a careful, thorough job. '.repeat(n === 1 ? 34 : 28)}`.trim();
+  const entries: Record<string, Uint8Array> = {
+    'PDF Tools/SKILL.md': encoder.encode('---\nname: pdf\ndescription: Reads PDFs.\n---\nRead it.\n'),
+    'snake_case/SKILL.md': encoder.encode('---\nname: snake_case\ndescription: Snakes.\n---\nHiss.\n'),
+  };
+  for (let n = 1; n <= 10; n++) {
+    const name = `skill-${String(n).padStart(2, '0')}`;
+    entries[`${name}/SKILL.md`] = encoder.encode(`---\nname: ${name}\ndescription: ${long(n)}\n---\nGo.\n`);
+  }
+  await page.goto('./#/skills');
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Install from file…' }).click();
+  await (
+    await chooser
+  ).setFiles({ name: 'many.zip', mimeType: 'application/zip', buffer: Buffer.from(zipSync(entries)) });
+
+  const review = page.getByRole('region', { name: 'Install 12 skills?' });
+  await expect(review).toContainText(/12 skills · 12 files · [\d.]+ KB/);
+  await expect(review).toContainText(
+    '3 skills not quite in the Agent Skills format (see below); they install anyway.',
+  );
+  const install = review.getByRole('button', { name: 'Install', exact: true });
+  await expect(install).toBeInViewport();
+
+  const skill = (name: string) => review.getByRole('listitem', { name, exact: true });
+  await expect(skill('pdf')).toContainText(
+    "The folder is named “PDF Tools”; the format asks for the skill's name, “pdf”.",
+  );
+  await expect(skill('snake_case')).toContainText(
+    'The name may use only lowercase letters, digits and single hyphens between them',
+  );
+  await expect(skill('skill-01')).toContainText(
+    /The description is 1,\d{3} characters; the format allows at most 1,024\./,
+  );
+
+  // From the focused heading, Tab reaches Install without passing every skill.
+  await expect(review.getByRole('heading', { name: 'Install 12 skills?' })).toBeFocused();
+  let presses = 0;
+  while (!(await install.evaluate((el) => el === document.activeElement)) && presses < 6) {
+    await page.keyboard.press('Tab');
+    presses++;
+  }
+  await expect(install).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.locator('.ok-card')).toContainText('Installed “pdf”, “skill-01”');
+  await expect(skillCard(page, 'snake_case')).toBeVisible();
+});

@@ -149,8 +149,13 @@ async function expectImported(page: Page, from: string) {
     'Seraphina',
   ]);
   await expect(list('Chats')).toContainText('Seraphina - 2024-05-01@10h00m00s with Seraphina: 3 messages');
-  await expect(list('Chats')).toContainText('1673181146000 with Aqua: 1 message');
-  await expect(list('Lorebooks').getByRole('listitem')).toHaveText(['Axel', 'Eldoria', 'Toaru']);
+  // SillyTavern 1.9 named chats by the epoch milliseconds they began (1673181146000.jsonl).
+  await expect(list('Chats')).toContainText('2023-01-08 12:32 UTC with Aqua: 1 message');
+  await expect(list('Lorebooks').getByRole('listitem')).toHaveText([
+    'Axel · imported from Axel.json',
+    'Eldoria · imported from Eldoria.json',
+    'Toaru · imported from Toaru.json',
+  ]);
   await expect(list('Personas').getByRole('listitem')).toHaveText([
     'Kazuma',
     'Wanderer (the default persona)',
@@ -264,4 +269,30 @@ test('the same library as SillyTavern’s backup zip imports identically; again,
   } finally {
     await rm(join(root, '..'), { recursive: true, force: true });
   }
+});
+
+test('a card’s own lorebook counts in the summary as the Lorebooks page lists it', async ({ page }) => {
+  // Seraphina's card carries Eldoria; without worlds/Eldoria.json, the card's copy is the lorebook.
+  const zip = zipSync({
+    'characters/default_Seraphina.png': new Uint8Array(
+      await readFile(join(DEFAULT_CONTENT, 'default_Seraphina.png')),
+    ),
+  });
+  await page.goto('./#/settings');
+  await page.getByLabel('SillyTavern backup zip to import').setInputFiles({
+    name: 'cards.zip',
+    mimeType: 'application/zip',
+    buffer: Buffer.from(zip),
+  });
+  const section = page.getByRole('region', { name: 'Bring over a SillyTavern library' });
+  await expect(section.getByRole('status', { name: 'Import summary' })).toContainText(
+    'Imported from cards.zip: 1 character, 0 chats (0 messages), 1 lorebook,',
+  );
+  await expect(section.getByRole('list', { name: 'Lorebooks', exact: true })).toHaveText(
+    'Eldoria · from the card default_Seraphina.png',
+  );
+  await page.goto('./#/lorebooks');
+  const eldoria = page.getByRole('list', { name: 'Lorebooks' }).getByRole('listitem', { name: 'Eldoria' });
+  await expect(eldoria).toHaveCount(1);
+  await expect(eldoria).toContainText('from the card default_Seraphina.png');
 });

@@ -234,3 +234,15 @@ export function exportChatJsonl(transcript: ChatTranscript): string {
   });
   return [header, ...transcript.messages.map(messageToJson)].map((line) => JSON.stringify(line)).join('\n');
 }
+
+/**
+ * A chat's title from its file's name, less `.jsonl`. Early SillyTavern named chats by the epoch
+ * milliseconds they began (`1673181146000.jsonl`): those read as that moment, in UTC so the same
+ * file gets the same title wherever it is imported.
+ */
+export function chatTitleFromFileName(fileName: string): string {
+  const base = fileName.replace(/\.jsonl$/i, '');
+  if (!/^\d{13}$/.test(base)) return base || 'Imported chat';
+  const iso = new Date(Number(base)).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}

@@ -29,7 +29,35 @@ export interface SessionSummary extends SessionRecord {
   lastRunStatus: string | null;
 }
 
+const TITLE_MAX = 48;
+
+/** A line as plain words: no heading, quote or list marks, emphasis or code ticks. */
+const plainLine = (line: string): string =>
+  line
+    .replace(/^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)*/, '')
+    .replace(/[*_`]+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/** The first line of words outside code fences. */
+function firstWords(text: string): string {
+  let fenced = false;
+  for (const line of text.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    else if (!fenced && plainLine(line) !== '') return plainLine(line);
+  }
+  return '';
+}
+
+/**
+ * A session's title from its first prompt: the first sentence of its first line of words (not
+ * code), cut at a word to at most 48 characters. "New session" when the prompt has no words.
+ */
 export const titleFromPrompt = (text: string): string => {
-  const line = text.trim().split('\n', 1)[0] ?? '';
-  return line.length > 60 ? `${line.slice(0, 57)}…` : line || 'New session';
+  const line = firstWords(text);
+  const sentence = (line.match(/^.+?[.!?](?=\s|$)/)?.[0] ?? line).replace(/\.$/, '');
+  if (sentence.length <= TITLE_MAX) return sentence || 'New session';
+  const cut = sentence.slice(0, TITLE_MAX - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > TITLE_MAX / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:-]+$/, '')}…`;
 };

@@ -62,8 +62,56 @@ export interface SkillPackage {
   description: string;
   frontMatter: SkillFrontMatter;
   sidecar?: SkillSidecar;
+  /** The name of the folder its SKILL.md was in; absent for a SKILL.md at the package's root. */
+  folder?: string;
   /** The skill's own files, by their paths inside its folder, in path order. */
   files: PackageFile[];
+}
+
+/**
+ * Where a skill departs from the Agent Skills format (agentskills.io/specification) while Hearth
+ * still reads it; the person is told and may install it anyway, as real published skills do.
+ */
+export type SkillFormatWarning =
+  | { code: 'skill.folder_mismatch'; message: string }
+  | { code: 'skill.name_too_long'; message: string }
+  | { code: 'skill.name_characters'; message: string }
+  | { code: 'skill.description_too_long'; message: string };
+
+const FORMAT_NAME_MAX = 64;
+const FORMAT_DESCRIPTION_MAX = 1024;
+
+/** The format's warnings for one skill, in the order the format lists its fields. */
+export function skillFormatWarnings(skill: {
+  name: string;
+  description: string;
+  folder?: string;
+}): SkillFormatWarning[] {
+  const warnings: SkillFormatWarning[] = [];
+  const { name } = skill;
+  if (name.length > FORMAT_NAME_MAX)
+    warnings.push({
+      code: 'skill.name_too_long',
+      message: `The name is ${name.length} characters; the format allows at most ${FORMAT_NAME_MAX}.`,
+    });
+  if (!/^[a-z0-9-]+$/.test(name) || name.startsWith('-') || name.endsWith('-') || name.includes('--'))
+    warnings.push({
+      code: 'skill.name_characters',
+      message:
+        'The name may use only lowercase letters, digits and single hyphens between them (not at its start or end).',
+    });
+  if (skill.folder !== undefined && skill.folder !== name)
+    warnings.push({
+      code: 'skill.folder_mismatch',
+      message: `The folder is named “${skill.folder}”; the format asks for the skill's name, “${name}”.`,
+    });
+  const descriptionLength = [...skill.description].length;
+  if (descriptionLength > FORMAT_DESCRIPTION_MAX)
+    warnings.push({
+      code: 'skill.description_too_long',
+      message: `The description is ${descriptionLength.toLocaleString('en')} characters; the format allows at most ${FORMAT_DESCRIPTION_MAX.toLocaleString('en')}.`,
+    });
+  return warnings;
 }
 
 const invalid = (message: string) => err(hearthError('skill.invalid', message));
@@ -287,7 +335,7 @@ export function skillPackages(files: readonly PackageFile[]): Result<SkillPackag
     const own = root
       .filter((f) => folderOf(f.path) === folder)
       .map((f) => ({ path: f.path.slice(folder.length + 1), bytes: f.bytes }));
-    const skill = readSkill(`${prefix}${folder}/${SKILL_MD}`, own);
+    const skill = readSkill(`${prefix}${folder}/${SKILL_MD}`, own, folder);
     if (!skill.ok) return skill;
     const other = folderOfName.get(skill.value.name);
     if (other !== undefined)
@@ -302,7 +350,11 @@ export function skillPackages(files: readonly PackageFile[]): Result<SkillPackag
 }
 
 /** One skill from its own files; `skillMdPath` is where its SKILL.md lies in the package, for messages. */
-function readSkill(skillMdPath: string, files: PackageFile[]): Result<SkillPackage, HearthError> {
+function readSkill(
+  skillMdPath: string,
+  files: PackageFile[],
+  folder?: string,
+): Result<SkillPackage, HearthError> {
   const md = files.find((f) => f.path === SKILL_MD)!;
   const parsed = parseSkillMd(md.bytes, skillMdPath);
   if (!parsed.ok) return parsed;
@@ -311,6 +363,7 @@ function readSkill(skillMdPath: string, files: PackageFile[]): Result<SkillPacka
     name: frontMatter.name,
     description: frontMatter.description,
     frontMatter,
+    ...(folder === undefined ? {} : { folder }),
     files: [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
   };
   const sidecarFile = files.find((f) => f.path === SKILL_SIDECAR);

@@ -4,7 +4,7 @@ import {
   type ActivationBook,
   type LorebookScope,
 } from '$lib/chat/activation';
-import { exportChatJsonl, messageRole, parseChatJsonl } from '$lib/chat/chat-jsonl';
+import { chatTitleFromFileName, exportChatJsonl, messageRole, parseChatJsonl } from '$lib/chat/chat-jsonl';
 import type { MacroContext } from '$lib/chat/macros';
 import {
   exportFileName,
@@ -296,7 +296,7 @@ export class ChatService {
     const chat: ChatRecord = {
       id: this.deps.ids.contentId('chat'),
       characterId,
-      title: fileName.replace(/\.jsonl$/i, '') || 'Imported chat',
+      title: chatTitleFromFileName(fileName),
       personaId: null,
       lorebookIds,
       ...authorsNoteOf(parsed.value.transcript.header.chatMetadata),

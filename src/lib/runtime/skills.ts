@@ -3,8 +3,10 @@ import { checkPackageFiles, type PackageFile } from '$lib/domain/package-files';
 import {
   effectiveSkills,
   SKILL_PACKAGE_LIMITS,
+  skillFormatWarnings,
   skillHash,
   skillPackages,
+  type SkillFormatWarning,
   type SkillScope,
 } from '$lib/domain/skill';
 import type { Clock } from '$lib/ports/clock';
@@ -21,6 +23,8 @@ export interface SkillInspection {
   sha256: string;
   /** New; the same as installed (merged quietly); or a different skill of the same name. */
   change: 'new' | 'same' | 'different';
+  /** Where it departs from the Agent Skills format; it installs all the same. */
+  warnings: SkillFormatWarning[];
 }
 
 export interface SkillsDeps {
@@ -175,6 +179,7 @@ export class Skills {
           bytes: pkg.files.reduce((n, f) => n + f.bytes.byteLength, 0),
           sha256,
           change: !current ? 'new' : current.sha256 === sha256 ? 'same' : 'different',
+          warnings: skillFormatWarnings(pkg),
         };
         return { inspection, files: pkg.files };
       }),

@@ -1,5 +1,5 @@
-import { parseChatJsonl } from '$lib/chat/chat-jsonl';
-import type { CharacterRecord, LorebookRecord, PersonaRecord } from '$lib/chat/records';
+import { chatTitleFromFileName, parseChatJsonl } from '$lib/chat/chat-jsonl';
+import type { CharacterRecord, LorebookRecord, LorebookSource, PersonaRecord } from '$lib/chat/records';
 import {
   cardWorld,
   chatWorld,
@@ -53,7 +53,8 @@ export interface StLibrarySummary {
     /** Lines of the file that were skipped or repaired. */
     problems: { line: number; message: string }[];
   }[];
-  lorebooks: { id: string; name: string; path: string }[];
+  /** Every lorebook it added, as the Lorebooks page lists them: world files and books cards carry. */
+  lorebooks: { id: string; name: string; path: string; source: LorebookSource | null }[];
   /** Chat Completion presets, each with what was left out of it (secrets, values out of range). */
   presets: { id: string; name: string; path: string; problems: string[] }[];
   /** The preset SillyTavern had selected, made the one new chats use, if Hearth had none. */
@@ -252,7 +253,7 @@ export async function importStLibrary(
       const record = await saveImportedLorebook(content, file.fileName, book);
       worlds.set(file.worldName, record);
       newBooks.add(record.id);
-      summary.lorebooks.push({ id: record.id, name: record.book.name, path: file.path });
+      summary.lorebooks.push(addedBook(record, file.path));
     });
   }
   const missingBook = (name: string) =>
@@ -290,6 +291,7 @@ export async function importStLibrary(
       cast.set(file.path, character);
       newCharacters.add(character.id);
       summary.characters.push({ id: character.id, name: character.card.name, path: file.path });
+      if (lorebook) summary.lorebooks.push(addedBook(lorebook, file.path));
       for (const book of [linked ?? lorebook, ...extra]) {
         if (book)
           summary.attachments.push({
@@ -312,7 +314,7 @@ export async function importStLibrary(
       const parsed = parseChatJsonl(utf8.decode(bytes));
       if (!parsed.ok) throw new HearthFailure(parsed.error);
       const { messages, header } = parsed.value.transcript;
-      const title = file.fileName.replace(/\.jsonl$/i, '');
+      const title = chatTitleFromFileName(file.fileName);
       if (!newCharacters.has(character.id)) {
         for (const chat of await chats.list(character.id)) {
           if (chat.title !== title) continue;
@@ -441,3 +443,10 @@ async function attachGlobal(
   for (const book of added)
     summary.attachments.push({ lorebook: book.book.name, scope: 'global', target: '' });
 }
+
+const addedBook = (record: LorebookRecord, path: string): StLibrarySummary['lorebooks'][number] => ({
+  id: record.id,
+  name: record.book.name,
+  path,
+  source: record.source ?? null,
+});

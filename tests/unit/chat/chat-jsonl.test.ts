@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  chatTitleFromFileName,
   ChatTranscriptSchema,
   exportChatJsonl,
   messageRole,
@@ -127,5 +128,22 @@ describe('parseChatJsonl', () => {
     ]) {
       expect(() => parseChatJsonl(`{"user_name":"U"}\n${text}`)).not.toThrow();
     }
+  });
+});
+
+describe('chatTitleFromFileName', () => {
+  it('reads an epoch-milliseconds name as the date and time it names, in UTC', () => {
+    expect(chatTitleFromFileName('1673181146000.jsonl')).toBe('2023-01-08 12:32 UTC');
+    expect(chatTitleFromFileName('1700000000000')).toBe('2023-11-14 22:13 UTC');
+  });
+
+  it('keeps any other name, less .jsonl', () => {
+    for (const [name, title] of [
+      ['Seraphina - 2024-05-01@10h00m00s.jsonl', 'Seraphina - 2024-05-01@10h00m00s'],
+      ['Orrin - 1.JSONL', 'Orrin - 1'],
+      ['170000000000.jsonl', '170000000000'],
+      ['.jsonl', 'Imported chat'],
+    ])
+      expect(chatTitleFromFileName(name!)).toBe(title);
   });
 });

@@ -7,6 +7,7 @@ import {
   parseSkillMd,
   parseSkillSidecar,
   SKILL_PACKAGE_LIMITS,
+  skillFormatWarnings,
   skillHash,
   skillNameProblem,
   skillPackages,
@@ -545,5 +546,73 @@ describe('effectiveSkills', () => {
   it('never applies a character’s skills without a character, nor a skill with no scope', () => {
     const names = effectiveSkills(installed, { profileId: 'other', ...all });
     expect(names).toEqual(['weather']);
+  });
+});
+
+describe('skillFormatWarnings', () => {
+  const codes = (skill: Parameters<typeof skillFormatWarnings>[0]) =>
+    skillFormatWarnings(skill).map((w) => w.code);
+
+  it('has none for a skill that follows the format, with or without a folder', () => {
+    expect(codes({ name: 'pdf-tools', description: 'Reads PDFs.', folder: 'pdf-tools' })).toEqual([]);
+    expect(codes({ name: 'pdf', description: 'x'.repeat(1024) })).toEqual([]);
+    expect(codes({ name: 'a'.repeat(64), description: 'x' })).toEqual([]);
+  });
+
+  it('warns when the folder is not named as the skill', () => {
+    expect(skillFormatWarnings({ name: 'pdf', description: 'x', folder: 'PDF tools' })).toEqual([
+      {
+        code: 'skill.folder_mismatch',
+        message: "The folder is named “PDF tools”; the format asks for the skill's name, “pdf”.",
+      },
+    ]);
+  });
+
+  it('warns about a name over 64 characters', () => {
+    expect(skillFormatWarnings({ name: 'a'.repeat(65), description: 'x' })).toEqual([
+      {
+        code: 'skill.name_too_long',
+        message: 'The name is 65 characters; the format allows at most 64.',
+      },
+    ]);
+  });
+
+  it('warns about characters and hyphens the format does not allow in a name', () => {
+    for (const name of ['pdf_tools', '-pdf', 'pdf-', 'pdf--tools'])
+      expect(codes({ name, description: 'x' }), name).toEqual(['skill.name_characters']);
+  });
+
+  it('counts a description over 1,024 characters by characters, not UTF-16 units', () => {
+    expect(skillFormatWarnings({ name: 'pdf', description: 'x'.repeat(1025) })).toEqual([
+      {
+        code: 'skill.description_too_long',
+        message: 'The description is 1,025 characters; the format allows at most 1,024.',
+      },
+    ]);
+    expect(codes({ name: 'pdf', description: '😀'.repeat(1024) })).toEqual([]);
+  });
+
+  it('gives every warning that applies', () => {
+    expect(codes({ name: `${'b'.repeat(64)}_`, description: 'x'.repeat(2000), folder: 'b' })).toEqual([
+      'skill.name_too_long',
+      'skill.name_characters',
+      'skill.folder_mismatch',
+      'skill.description_too_long',
+    ]);
+  });
+
+  it('reads the folder from the package: a skill folder has one, a root SKILL.md none', () => {
+    const [root] = value(skillPackages([file('SKILL.md', skillMd('pdf'))]));
+    expect(root!.folder).toBeUndefined();
+    const skills = value(
+      skillPackages([
+        file('skills/pdf/SKILL.md', skillMd('pdf')),
+        file('skills/Docs/SKILL.md', skillMd('docx')),
+      ]),
+    );
+    expect(skills.map((s) => [s.name, s.folder])).toEqual([
+      ['docx', 'Docs'],
+      ['pdf', 'pdf'],
+    ]);
   });
 });

@@ -50,6 +50,20 @@ const refusal = async (p: Promise<unknown>) => {
 };
 
 describe('skills', () => {
+  it('reports where a skill departs from the Agent Skills format, and installs it anyway', async () => {
+    const { skills } = await skillsHarness();
+    const files = [
+      file('PDF Tools/SKILL.md', skillMd('pdf_tools', 'x'.repeat(1100))),
+      file('alpha/SKILL.md', skillMd('alpha', 'Writes alphabetized lists.')),
+    ];
+    expect((await skills.inspect(files)).map((i) => [i.name, i.warnings.map((w) => w.code)])).toEqual([
+      ['alpha', []],
+      ['pdf_tools', ['skill.name_characters', 'skill.folder_mismatch', 'skill.description_too_long']],
+    ]);
+    const installed = await skills.install(files, { scope: { kind: 'global' }, source: 'file:x.zip' });
+    expect(installed.map((s) => s.name)).toEqual(['alpha', 'pdf_tools']);
+  });
+
   it('installs a package of two skills, merges the same again quietly, and asks before replacing a different one', async () => {
     const { skills } = await skillsHarness();
     const installed = await skills.install(twoSkills(), {

@@ -155,6 +155,24 @@ describe('library.importSillyTavern', () => {
     expect(summary.defaultPersona).toEqual({ id: sir.id, name: 'Sir Wren' });
   });
 
+  it('lists a card’s own lorebook with the world files, as many as the Lorebooks page then shows', async () => {
+    const { deps, run } = await runtime();
+    const { world: _world, ...extensions } = orrin.data.extensions as Record<string, unknown>;
+    const unlinked = { ...orrin, data: { ...orrin.data, extensions } };
+    const { summary } = await run(
+      folder({
+        'characters/Orrin.png': pngWithText([['chara', b64json(unlinked)]]),
+        'worlds/Harbor.json': library()['worlds/Harbor.json']!,
+      }),
+    );
+    const records = (await deps.lorebooks.list()).records;
+    expect(summary.lorebooks).toHaveLength(records.length);
+    expect(summary.lorebooks.map((b) => [b.name, b.source?.kind, b.path])).toEqual([
+      ['Harbor', 'worldInfo', 'default-user/worlds/Harbor.json'],
+      ['Brindle Street', 'card', 'default-user/characters/Orrin.png'],
+    ]);
+  });
+
   it('imports the same library as a zip identically, and a second time skips everything as unchanged', async () => {
     const { deps, run } = await runtime();
     const first = await run(zip(library()));
