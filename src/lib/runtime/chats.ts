@@ -49,7 +49,8 @@ import { acceptsImages } from '$lib/domain/vision';
 import type { ConnectionStore, RunStore, SettingsStore } from '$lib/ports/stores';
 import type { PresetStore } from '$lib/ports/presets';
 import type { Tokenizers } from '$lib/ports/tokenizer';
-import type { Preset } from '$lib/chat/preset/preset';
+import { maxReplyTokens, type Preset } from '$lib/chat/preset/preset';
+import { historyCovered, promptBudget } from '$lib/chat/prompt/budget';
 import { DEFAULT_PRESET_ID, defaultPreset } from '$lib/chat/preset/sillytavern';
 import { authorsNoteFromMetadata, DEFAULT_AUTHORS_NOTE } from '$lib/chat/prompt/authors-note';
 import type { SamplerSettings } from '$lib/domain/sampler';
@@ -109,15 +110,22 @@ const EXAMPLE_SEEDED_KEY = 'exampleCharacterSeeded';
 
 /** How many messages the conversation view reads at a time (the newest page opens the chat). */
 export const CHAT_PAGE_SIZE = 50;
+/** Messages a reply's history reads at a time, newest first. */
+const REACH_PAGE = 200;
 /** Find in chat lists at most this many hits. */
 const FIND_LIMIT = 1000;
 
 export const chatRunWorkspaceKey = (chatId: string, runId: string) => `chats/${chatId}/runs/${runId}`;
 
-/** Saves what the run answers (the person's message, if any) and says where the reply goes. */
+/**
+ * Saves what the run answers (the person's message, if any) and says where the reply goes.
+ * `rows`: the chat's newest messages, oldest first, as far back as the prompt can reach; `count`:
+ * how many messages the chat has.
+ */
 type Prepare = (
   rows: ChatMessageRow[],
   persona: { name: string },
+  count: number,
 ) => Promise<{
   history: ChatMessageRow[];
   published: ChatMessageRow | null;
@@ -132,8 +140,13 @@ interface FrozenChatRun {
   target: ReplyTarget;
   /** Continue: the message's text before the run, which the committed text follows. */
   original: string | null;
-  /** The frozen input prefix: the chat's messages the reply answers. */
+  /**
+   * The newest messages of the frozen input prefix (the chat's messages the reply answers), as far
+   * back as its prompt can reach; the chat tools read older ones from the chat.
+   */
   history: ChatMessageRow[];
+  /** How many messages the input prefix has (absent in inputs frozen with the whole prefix). */
+  inputMessageCount?: number;
   /** The profile the chat had when the run started. */
   profile: ProfileV5;
 }
@@ -339,10 +352,10 @@ export class ChatService {
         throw new HearthFailure(checked.error);
       });
     }
-    return this.#stream(chatId, async (rows, persona) => {
+    return this.#stream(chatId, async (rows, persona, count) => {
       const now = this.deps.clock.now();
       const row: ChatMessageRow = {
-        ...personMessage(chatId, rows.length, persona.name, text, isoDate(now)),
+        ...personMessage(chatId, count, persona.name, text, isoDate(now)),
         extra: withImages(
           {},
           checked.value.map((i) => ({ url: i.path })),
@@ -479,12 +492,15 @@ export class ChatService {
           type: 'run_created',
           payload: { target: { ...run.target }, connectionId: connection.id, model: connection.model },
         });
-        const rows = await this.deps.chats.messages(chatId);
-        const { history, published, target } = await start.prepare(rows, persona);
+        const count = await this.deps.chats.count(chatId);
+        const rows = await this.#reach(chat, count, start.profile);
+        const { history, published, target } = await start.prepare(rows, persona, count);
         if (published) recorder.publish({ type: 'chat-message', message: published });
         await this.deps.chats.put({ ...chat, updatedAt: run.createdAt });
-        const original = target.kind === 'continue' ? rows[target.index]!.mes : null;
-        frozen = { target, original, history, profile: start.profile };
+        const original =
+          target.kind === 'continue' ? (rows.find((m) => m.index === target.index)?.mes ?? '') : null;
+        const inputMessageCount = (history.at(-1)?.index ?? -1) + 1;
+        frozen = { target, original, history, inputMessageCount, profile: start.profile };
       },
       prepare: async (recorder, inbox) => {
         await recorder.setStatus('initializing_workspace');
@@ -566,6 +582,7 @@ export class ChatService {
       target: input.target,
       original: input.original,
       history: input.history,
+      inputMessageCount: input.inputMessageCount,
       baseStateId,
       baseFiles,
       bodyPath,
@@ -669,7 +686,7 @@ export class ChatService {
       ...io,
       ...profileDeps(this.deps, profile),
       capabilities: {
-        chat: chatContext(input.history, input.activation),
+        chat: chatContext(this.deps.chats, run, input),
         ...(foreground
           ? {
               commit: {
@@ -950,11 +967,12 @@ export class ChatService {
     const persona = await this.#persona(chat.personaId);
     const profile = await this.#profile(chat.profileId ?? DEFAULT_WRITER_ID);
     const connection = await connectionFor(profile, await this.#connectionOf(chat), this.deps.connections);
-    const rows = await this.deps.chats.messages(chatId);
+    const count = await this.deps.chats.count(chatId);
+    const rows = await this.#reach(chat, count, profile);
     const history =
       draft === undefined || draft === ''
         ? rows
-        : [...rows, personMessage(chatId, rows.length, persona.name, draft, isoDate(0))];
+        : [...rows, personMessage(chatId, count, persona.name, draft, isoDate(0))];
     const now = this.deps.clock.now();
     const seed = 'preview';
     const activation = activateWorldInfo({
@@ -982,6 +1000,30 @@ export class ChatService {
   }
 
   /** The preset a chat's replies are built with: its own, else the selected one, else Default. */
+  /**
+   * The chat's newest messages, oldest first, read back a page at a time only as far as the
+   * reply's prompt could reach (its preset's budget, the profile's history limit): a long chat's
+   * reply never reads the whole chat.
+   */
+  async #reach(chat: ChatRecord, count: number, profile: ProfileV5): Promise<ChatMessageRow[]> {
+    const { preset } = await this.presetOf(chat);
+    const budget = promptBudget(preset.maxContextTokens, maxReplyTokens(preset));
+    const limit = profile.context.initialChatHistoryMessages;
+    const newestFirst: ChatMessageRow[] = [];
+    const read = { textLength: 0, shown: 0 };
+    for (let before = count; before > 0 && !historyCovered(read, budget, limit);) {
+      const page = await this.deps.chats.messagesBefore(chat.id, before, REACH_PAGE);
+      if (page.length === 0) break;
+      for (const m of page) {
+        newestFirst.push(m);
+        read.textLength += m.mes.length;
+        if (!m.isSystem) read.shown++;
+      }
+      before = page.at(-1)!.index;
+    }
+    return newestFirst.reverse();
+  }
+
   async presetOf(chat: ChatRecord): Promise<{ id: string; preset: Preset }> {
     for (const id of [chat.presetId, await this.deps.presets.selectedId()]) {
       if (!id || id === DEFAULT_PRESET_ID) continue;
@@ -1160,8 +1202,20 @@ function persistStateOf(history: readonly ChatMessageRow[]): string | null {
   return typeof id === 'string' ? id : null;
 }
 
-/** What the chat tools read: the frozen input prefix and the frozen activation (tools.md §13.1-13.3). */
-function chatContext(history: readonly ChatMessageRow[], activation: Activation): ChatContext {
+/**
+ * What the chat tools read: the frozen input prefix and the frozen activation (tools.md §13.1-13.3).
+ * The prefix's newest messages are in the run's input; older ones are read from the chat.
+ */
+function chatContext(
+  chats: ChatStore,
+  run: RunRecord,
+  input: Pick<ChatRunInput, 'history' | 'inputMessageCount' | 'activation'>,
+): ChatContext {
+  if (run.target.kind !== 'chat') throw new Error('internal: chat tools for a session run');
+  const chatId = run.target.chatId;
+  const count = input.inputMessageCount ?? input.history.length;
+  const frozenFrom = input.history[0]?.index ?? count;
+  const frozen = (index: number) => input.history[index - frozenFrom];
   const toTool = (m: ChatMessageRow): ToolChatMessage => ({
     index: m.index,
     role: messageRole(m),
@@ -1170,14 +1224,30 @@ function chatContext(history: readonly ChatMessageRow[], activation: Activation)
     ...(m.sendDate !== null ? { sendDate: String(m.sendDate) } : {}),
   });
   return {
-    inputMessageCount: history.length,
-    messageCount: async () => ok(history.length),
+    inputMessageCount: count,
+    messageCount: async () => ok(count),
     readMessages: async (indexes) => {
-      const wanted = new Set(indexes);
-      return ok(history.filter((m) => wanted.has(m.index)).map(toTool));
+      const wanted = [...new Set(indexes)].filter((i) => i >= 0 && i < count).sort((a, b) => a - b);
+      const rows: ChatMessageRow[] = [];
+      for (const i of wanted) {
+        const m = i >= frozenFrom ? frozen(i) : await chats.message(chatId, i);
+        if (m) rows.push(m);
+      }
+      return ok(rows.map(toTool));
     },
-    readBefore: async (end, limit) => ok(history.slice(Math.max(0, end - limit), end).map(toTool)),
-    worldInfoActivation: async () => ok(activation as never),
+    readBefore: async (end, limit) => {
+      const to = Math.min(end, count);
+      const from = Math.max(0, to - limit);
+      const rows =
+        from >= frozenFrom
+          ? input.history.slice(from - frozenFrom, to - frozenFrom)
+          : [
+              ...(await chats.messagesBetween(chatId, from, Math.min(to, frozenFrom))),
+              ...input.history.slice(0, Math.max(0, to - frozenFrom)),
+            ];
+      return ok(rows.map(toTool));
+    },
+    worldInfoActivation: async () => ok(input.activation as never),
   };
 }
 

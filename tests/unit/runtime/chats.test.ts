@@ -424,4 +424,48 @@ describe("the chat's profile", () => {
     await service.editMessage(chat.id, 8, 'no longer');
     expect(await service.find(chat.id, 'lantern')).toEqual([]);
   });
+
+  it('a reply in a long chat reads only as far back as its budget reaches; the chat tools still reach the start', async () => {
+    const model = scriptedGateway([
+      { toolCalls: [{ callId: 's1', name: 'chat_search', arguments: JSON.stringify({ query: 'needle' }) }] },
+      { toolCalls: [write('w1', 'Found it.')] },
+      { toolCalls: [commit('c1', { finish: true })] },
+    ]);
+    const { service, deps, workspaces } = await chatHarness(model.gateway);
+    const chat = await service.create('c1');
+    const filler = ' The lantern swung as they walked on through the rain.'.repeat(2);
+    await deps.chats.putMessages(
+      Array.from({ length: 3_000 }, (_, i) => ({
+        chatId: chat.id,
+        index: i + 1,
+        name: i % 2 ? 'Brindle' : 'User',
+        isUser: i % 2 === 0,
+        isSystem: false,
+        sendDate: null,
+        mes: `${i === 4 ? 'the needle' : `line ${i + 1}`}${filler}`,
+        extra: {},
+        swipes: [],
+        swipeId: 0,
+        unknown: {},
+      })),
+    );
+    await collect(service.send(chat.id, 'Where is the needle?'));
+
+    const view = await service.get(chat.id);
+    const runId = view.runs[0]!.id;
+    const ws = await workspaces.open(chatRunWorkspaceKey(chat.id, runId));
+    if (!ws.ok) throw new Error('no run workspace');
+    const read = await ws.value.read('run/input/chat_run.json' as never);
+    if (!read.ok) throw new Error('no run input');
+    const input = JSON.parse(new TextDecoder().decode(read.value));
+    // The Default preset's budget holds a few dozen of these messages: one page was read, not 3,002.
+    expect(input.history.length).toBeLessThanOrEqual(201);
+    expect(input.history.at(-1)).toMatchObject({ index: 3_001, mes: 'Where is the needle?' });
+    expect(input.inputMessageCount).toBe(3_002);
+    expect(model.requests[0]!.messages.length).toBeLessThan(100);
+    // chat_search walked the whole prefix, back to the fifth message.
+    const result = JSON.stringify(model.requests[1]!.messages.at(-1));
+    expect(result).toContain('the needle');
+    expect(view.messages.at(-1)).toMatchObject({ index: 3_002, mes: 'Found it.' });
+  });
 });

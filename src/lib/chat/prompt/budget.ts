@@ -33,3 +33,15 @@ export function messageTokens(
 /** The budget of a preset's prompt: `maxContext − maxReply − 3`, never below 0. */
 export const promptBudget = (maxContextTokens: number, maxReplyTokens: number, reserved = 0): number =>
   Math.max(0, maxContextTokens - maxReplyTokens - BUDGET_RESERVE - reserved);
+
+/**
+ * Whether a prompt's history, read newest first, already holds every message a prompt of
+ * `budget` tokens could take: more text than the budget has tokens (a token covers at least one
+ * UTF-16 unit of text, so this never stops short), or as many shown messages as the profile's
+ * history limit (`limit` < 0: none).
+ */
+export const historyCovered = (
+  read: { textLength: number; shown: number },
+  budget: number,
+  limit: number,
+): boolean => read.textLength > budget || (limit >= 0 && read.shown >= limit);
