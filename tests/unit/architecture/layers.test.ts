@@ -55,7 +55,7 @@ const ALLOWED: Record<string, RegExp> = {
   worker: /^(domain|ports|runtime|tools|chat|adapters|worker)\/|^package:(zod|fflate)$/,
   client: /^(domain|client|worker\/(protocol|rpc)|worker\/runtime\.worker\?worker)/,
   // chat/ is pure (no I/O): editors use its schemas, defaults and key parsing.
-  ui: /^(domain|client|ui|chat|worker\/protocol)|^package:(svelte|marked|dompurify|workbox-window|\$app\/(navigation|state))/,
+  ui: /^(domain|client|ui|chat|worker\/protocol)|^package:(svelte|marked|dompurify|workbox-window|virtua|\$app\/(navigation|state))/,
   routes: /^(domain|client|ui|chat|routes|worker\/protocol)|^package:(svelte|\$app\/(navigation|state))/,
 };
 
