@@ -145,6 +145,7 @@ test('every page: labelled controls and no serious or critical accessibility vio
     ['./#/personas', 'Personas'],
     ['./#/lorebooks', 'Lorebooks'],
     ['./#/profiles', 'Profiles'],
+    ['./#/presets', 'Presets'],
     ['./#/connections', 'Connections'],
     ['./#/mcp', 'MCP servers'],
     ['./#/extensions', 'Extensions'],

@@ -283,6 +283,16 @@ export class HearthClient {
     setGlobal: (id: string, global: boolean) => this.#rpc.call('lorebooks.setGlobal', { id, global }),
   };
 
+  /** Chat Completion presets (SillyTavern's) and the one chats use by default. */
+  readonly presets = {
+    list: () => this.#rpc.call('presets.list', undefined),
+    import: (fileName: string, bytes: Uint8Array) =>
+      this.#rpc.call('presets.import', { fileName, bytes }, { transfer: transferOf(bytes) }),
+    export: (id: string) => this.#rpc.call('presets.export', { id }),
+    delete: (id: string) => this.#rpc.call('presets.delete', { id }),
+    select: (id: string) => this.#rpc.call('presets.select', { id }),
+  };
+
   /** Chats with characters; runs of chats are followed, stopped and guided through `runs`. */
   readonly chats = {
     list: (characterId: string) => this.#rpc.call('chats.list', { characterId }),
@@ -296,6 +306,8 @@ export class HearthClient {
       this.#rpc.call('chats.messages', { chatId, from, to }),
     /** Indexes of the messages whose shown text contains `text`. */
     find: (chatId: string, text: string) => this.#rpc.call('chats.find', { chatId, text }),
+    /** The messages the next reply would send ("Show the prompt"); `draft`: a message about to be sent. */
+    preview: (chatId: string, draft?: string) => this.#rpc.call('chats.preview', { chatId, draft }),
     update: (chatId: string, patch: ChatPatch) => this.#rpc.call('chats.update', { chatId, ...patch }),
     delete: (chatId: string) => this.#rpc.call('chats.delete', { chatId }),
     /** Edits the shown swipe of message `index`. */

@@ -223,6 +223,7 @@ export type ErrorCode =
   // Chat Completion presets (chat/preset/)
   | 'preset.invalid'
   | 'preset.not_found'
+  | 'preset.built_in'
   // chat-scope builtin tools (tools.md §13.1–13.3, 13.10, 13.11, 13.17; runtime.md §1.9–1.10)
   | 'chat.not_found'
   | 'chat.message_not_found'

@@ -996,7 +996,14 @@ export class ChatService {
       model: connection.model,
       connection,
     });
-    return { ...prompt.preview, model: connection.model };
+    const { budget } = prompt.preview;
+    // The messages older than the read tail did not fit either.
+    const unread = history[0]?.index ?? 0;
+    return {
+      ...prompt.preview,
+      budget: { ...budget, history: { ...budget.history, total: budget.history.total + unread } },
+      model: connection.model,
+    };
   }
 
   /** The preset a chat's replies are built with: its own, else the selected one, else Default. */

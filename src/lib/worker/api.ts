@@ -8,6 +8,7 @@ import { runHandlers } from './handlers/runs';
 import { sessionHandlers } from './handlers/sessions';
 import { runLock } from '$lib/runtime/sessions';
 import { chatHandlers } from './handlers/chats';
+import { presetHandlers } from './handlers/presets';
 import { imageHandlers } from './handlers/images';
 import { mcpHandlers } from './handlers/mcp';
 import { extensionHandlers } from './handlers/extensions';
@@ -52,6 +53,7 @@ export function createRuntime(options: RuntimeOptions): Handlers<HearthMethods, 
     personaHandlers(ctx),
     lorebookHandlers(ctx),
     chatHandlers(ctx),
+    presetHandlers(ctx),
     mcpHandlers(ctx),
     extensionHandlers(ctx),
     skillHandlers(ctx),

@@ -31,6 +31,7 @@ import type { ImageNormalizer } from '$lib/ports/images';
 import type { Sandbox } from '$lib/ports/sandbox';
 import type { WorkspaceStore } from '$lib/ports/workspace';
 import { SessionService } from '$lib/runtime/sessions';
+import { PresetService } from '$lib/runtime/presets';
 import { ChatService } from '$lib/runtime/chats';
 import { RunService, type PageNotices } from '$lib/runtime/run-service';
 import { builtinProvider, toolProviders, type ToolProvider } from '$lib/runtime/tool-catalog';
@@ -113,6 +114,7 @@ export interface RuntimeContext {
   runs: RunService;
   sessions: SessionService;
   chats: ChatService;
+  presets: PresetService;
   mcp: McpServers;
   extensions: Extensions;
   skills: Skills;
@@ -256,6 +258,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     runs,
     sessions,
     chats,
+    presets: new PresetService({ presets: stores.presets, clock: shared.clock, ids: shared.ids }),
     mcp,
     extensions,
     skills,

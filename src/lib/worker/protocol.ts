@@ -36,6 +36,8 @@ import type {
 import type { StoredIssue } from '$lib/ports/characters';
 import type { CharacterImportResult } from '$lib/runtime/imported-content';
 import type { StLibrarySummary, StLibraryUpdate } from '$lib/runtime/st-library-import';
+import type { ChatPrompt } from '$lib/runtime/chat-prompt';
+import type { PresetSummary } from '$lib/runtime/presets';
 
 export type { StLibrarySummary, StLibraryUpdate };
 import type {
@@ -426,6 +428,20 @@ export type CharacterMethods = {
   'characters.export': (p: { id: string; format?: 'png' | 'json' }) => ExportedFile;
 };
 
+/** Chat Completion presets (D23): SillyTavern's files, and the one chats use by default. */
+export type PresetMethods = {
+  'presets.list': (p: void) => { presets: PresetSummary[]; selectedId: string; issues: StoredIssue[] };
+  /** A SillyTavern Chat Completion preset file (secrets are never taken). */
+  'presets.import': (p: { fileName: string; bytes: Uint8Array }) => {
+    preset: PresetSummary;
+    problems: string[];
+  };
+  'presets.export': (p: { id: string }) => ExportedFile;
+  'presets.delete': (p: { id: string }) => void;
+  /** The preset chats without their own choice use. */
+  'presets.select': (p: { id: string }) => void;
+};
+
 /** Personas (who the person is in a chat) and the default persona. */
 export type PersonaMethods = {
   'personas.list': (p: void) => {
@@ -481,6 +497,10 @@ export type LorebookMethods = {
 /** `ChatSummary`: a chat as the character's chat list shows it. */
 export type { ChatMessageRow, ChatPatch, ChatRecord, ChatSummary };
 
+/** What "Show the prompt" lists, with the model it was counted for. */
+export type ChatPromptPreview = ChatPrompt['preview'] & { model: string };
+export type { PresetSummary };
+
 /** A chat as its page shows it. */
 export interface ChatView {
   chat: ChatRecord;
@@ -503,6 +523,8 @@ export type ChatMethods = {
   'chats.messages': (p: { chatId: string; from: number; to: number }) => ChatMessageRow[];
   /** Find in chat: indexes of the messages whose shown text contains `text` (case-insensitive). */
   'chats.find': (p: { chatId: string; text: string }) => number[];
+  /** "Show the prompt": the messages the next reply would send, each with its source and tokens. */
+  'chats.preview': (p: { chatId: string; draft?: string }) => ChatPromptPreview;
   'chats.update': (p: { chatId: string } & ChatPatch) => ChatRecord;
   'chats.delete': (p: { chatId: string }) => void;
   /** Edits the shown swipe. */
@@ -633,6 +655,7 @@ export type HearthMethods = SessionMethods &
   SettingsMethods &
   CharacterMethods &
   PersonaMethods &
+  PresetMethods &
   LorebookMethods &
   ChatMethods;
 

@@ -211,6 +211,14 @@ export class ChatState extends LiveRunState {
     });
   }
 
+  /** The preset that builds this chat's replies' prompts from its next run on. */
+  setPreset(presetId: string): Promise<boolean> {
+    return this.#save(async () => {
+      const chat = await this.client.chats.update(this.chatId, { presetId });
+      if (this.view) this.view.chat = chat;
+    });
+  }
+
   /** The lorebooks attached to this chat only (global and character books are attached elsewhere). */
   setLorebooks(lorebookIds: string[]): Promise<boolean> {
     return this.#save(async () => {

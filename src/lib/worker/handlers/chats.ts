@@ -15,6 +15,7 @@ export function chatHandlers(ctx: RuntimeContext): Handlers<ChatMethods, ChatStr
       },
       'chats.messages': (p) => chats.messages(p.chatId, p.from, p.to),
       'chats.find': (p) => chats.find(p.chatId, p.text),
+      'chats.preview': (p) => chats.previewPrompt(p.chatId, p.draft),
       'chats.update': ({ chatId, ...patch }) => chats.update(chatId, patch),
       'chats.delete': (p) => chats.delete(p.chatId),
       'chats.editMessage': (p) => chats.editMessage(p.chatId, p.index, p.text),
