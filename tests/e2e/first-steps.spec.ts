@@ -131,6 +131,8 @@ test('keyboard only: first screen, a chat with the example character, its run an
 test('every page: labelled controls and no serious or critical accessibility violations', async ({
   page,
 }) => {
+  // An axe audit of every page (twelve of them) and of the open forms: long, not slow to answer.
+  test.setTimeout(180_000);
   const audit = async (where: string) => {
     const { violations } = await new AxeBuilder({ page }).analyze();
     const bad = violations
