@@ -1,6 +1,7 @@
 import { deflateSync } from 'node:zlib';
 import type { ScriptedLlmServer } from '../support/scripted-llm-server.ts';
 import { addScriptedConnection, expect, expectReply, send, startSession, test } from './fixtures';
+import { PYTHON_COLD_TIMEOUT } from './shell-panel';
 
 /** A real RGB PNG of `width` x `height`: a red-to-blue gradient (CRCs and all, so codecs accept it). */
 function gradientPng(width: number, height: number): Buffer {
@@ -84,9 +85,15 @@ test('an agent reads a PNG it made: the model gets it, the workspace, the conver
   page,
   llm,
 }) => {
+  test.setTimeout(PYTHON_COLD_TIMEOUT + 60_000);
   scriptPlot(llm, 'A red-to-blue gradient.');
   await addScriptedConnection(page, llm, { images: 'on' });
   await startSession(page, 'draw a plot and look at it');
+  // Python starts as the session opens: on a loaded machine the shell's first command waits on it.
+  await expect(page.locator('.message.assistant:not(.streaming)').last()).toContainText(
+    'A red-to-blue gradient.',
+    { timeout: PYTHON_COLD_TIMEOUT },
+  );
   await expectReply(page, 'A red-to-blue gradient.');
 
   // The model's next request carries the image, kept byte for byte (small PNG, within the limits).

@@ -51,6 +51,8 @@ export type FromSandbox =
   /** A command waits for an engine that was already loading before it asked (a warm-up). */
   | { type: 'waiting'; engine: EngineName }
   | { type: 'loaded'; engine: EngineName }
+  /** The worker took up a call: its time starts now, not while the worker was busy before it. */
+  | { type: 'started'; id: number }
   | { type: 'builtin'; id: number; requestId: number; name: string; args: JsonObject }
   | { type: 'mcp'; id: number; requestId: number; call: ShellMcpCall }
   | { type: 'changes'; id: number; changes: SandboxChange[] }
@@ -136,6 +138,8 @@ export function readFromSandbox(raw: unknown): FromSandbox | null {
       return isString(raw.engine) && ENGINES.includes(raw.engine)
         ? { type: raw.type, engine: raw.engine as EngineName }
         : null;
+    case 'started':
+      return isInt(raw.id) ? { type: 'started', id: raw.id } : null;
     case 'builtin':
       return isInt(raw.id) && isInt(raw.requestId) && isString(raw.name) && isJsonObject(raw.args)
         ? { type: 'builtin', id: raw.id, requestId: raw.requestId, name: raw.name, args: raw.args }

@@ -100,6 +100,7 @@ export function start(port: MessagePort): void {
     ask((requestId) => ({ type: 'mcp', id: current?.id ?? 0, requestId, call }));
 
   async function run({ id, request }: Extract<ToSandbox, { type: 'run' }>): Promise<void> {
+    post({ type: 'started', id });
     const fs = new SandboxFs(request.mounts, request.files);
     current = { id, fs };
     const ticker = setInterval(() => void flush(), CHANGES_INTERVAL_MS);

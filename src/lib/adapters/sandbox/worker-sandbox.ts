@@ -406,6 +406,8 @@ export class WorkerSandbox implements Sandbox {
             if (loading.size === 0) startBudget();
           } else if (!('id' in message) || message.id !== id) {
             return;
+          } else if (message.type === 'started') {
+            if (loading.size === 0) startBudget();
           } else if (message.type === 'builtin') {
             builtin(message);
           } else if (message.type === 'mcp') {
@@ -420,7 +422,12 @@ export class WorkerSandbox implements Sandbox {
       };
       signal.addEventListener('abort', onAbort, { once: true });
       void worker.process.crashed.then((reason) => finish({ kind: 'failed', message: reason }, true));
-      startBudget();
+      // A worker still busy with a warm-up (Python starts in seconds of blocking work, longer on a
+      // loaded machine) takes the call late: the command's own time starts when it does.
+      budget(ENGINE_LOAD_MS, {
+        kind: 'failed',
+        message: 'The sandbox was busy and did not start the command.',
+      });
       worker.process.port.postMessage({ type: 'run', id, request } satisfies ToSandbox);
     });
   }

@@ -14,13 +14,20 @@ const BUDGET_MS = 200;
 const never = <T>() => new Promise<T>(() => {});
 const engines = { bundle: async () => 'code', files: never } as never;
 
-function fakeWorker(call: ShellMcpCall): SandboxSpawner {
+/** `busyMs`: how long the worker is busy (a warm-up) before it takes up the call. */
+function fakeWorker(call: ShellMcpCall, busyMs = 0): SandboxSpawner {
   return {
     spawn: async () => {
       const { port1, port2 } = new MessageChannel();
       port2.onmessage = ({ data }: MessageEvent<ToSandbox>) => {
         if (data.type === 'boot') port2.postMessage({ type: 'ready' });
-        if (data.type === 'run') port2.postMessage({ type: 'mcp', id: data.id, requestId: 1, call });
+        if (data.type === 'run') {
+          const id = data.id;
+          setTimeout(() => {
+            port2.postMessage({ type: 'started', id });
+            port2.postMessage({ type: 'mcp', id, requestId: 1, call });
+          }, busyMs);
+        }
         if (data.type === 'mcp-result') {
           const outcome = {
             kind: 'exited',
@@ -38,8 +45,8 @@ function fakeWorker(call: ShellMcpCall): SandboxSpawner {
 }
 
 const ECHO = { serverId: 's1', server: 'Everything', tool: 'echo', approval: 'ask' as const };
-const run = (call: ShellMcpCall, callMcp: CallMcp) =>
-  new WorkerSandbox(fakeWorker(call), engines, { timeoutMs: BUDGET_MS }).run(
+const run = (call: ShellMcpCall, callMcp: CallMcp, busyMs = 0) =>
+  new WorkerSandbox(fakeWorker(call, busyMs), engines, { timeoutMs: BUDGET_MS }).run(
     {
       workspace: 'sessions/a',
       command: 'mcp.invoke --name Everything echo',
@@ -73,6 +80,11 @@ describe('mcp.invoke through the worker sandbox', () => {
     expect(late.outcome).toEqual({ kind: 'timeout' });
     // The command is over: a call still running learns it.
     expect(signal?.aborted).toBe(true);
+  });
+
+  it('the budget starts when the worker takes up the call, not while it was busy before', async () => {
+    const done = await run(call, async () => ({ exitCode: 0, text: 'ran' }), BUDGET_MS * 2);
+    expect(done.outcome).toMatchObject({ kind: 'exited', exitCode: 0, stdout: 'ran' });
   });
 
   it('answers a tool the shell was not given without asking the runtime', async () => {
