@@ -1,11 +1,12 @@
 import { hearthError, type HearthError } from './errors';
 import { err, ok, type Result } from './result';
-import type { RunId, RunStatus } from './run';
+import type { RunId, RunStatus, RunTarget } from './run';
 
 /**
- * How many finished runs keep what (runtime.md §1.17.6, adapted to Sessions). Terminal runs are
- * counted newest first: the newest `keepFullRuns` keep everything; the newest `keepJournalRuns`
- * keep their journal; older runs keep only their record. Conversation messages are never touched.
+ * How many finished runs keep what (runtime.md §1.17.6, adapted to Sessions and chats). Terminal
+ * runs, Session runs and chat replies together, are counted newest first: the newest
+ * `keepFullRuns` keep everything; the newest `keepJournalRuns` keep their journal; older runs keep
+ * only their record. Conversation messages and chat messages are never touched.
  */
 export interface RetentionPolicy {
   /** Runs that keep their stored files (model responses, tool arguments and results, checkpoints). */
@@ -73,14 +74,18 @@ export type PrunedLevel = 'artifacts' | 'journal';
 
 export interface RetentionItem {
   runId: RunId;
-  sessionId: string;
+  target: RunTarget;
   status: RunStatus;
   createdAt: number;
   /** 1-based position among finished runs, newest first. */
   position: number;
   /** What the run keeps afterwards: `artifacts` removed, or `journal` (and artifacts) removed. */
   prune: PrunedLevel;
-  /** Its `runs/<runId>/` and `tool-results/<runId>/` directories go (not already removed). */
+  /**
+   * Its files go (not already removed): a Session run's `runs/<runId>/` and `tool-results/<runId>/`
+   * in the session workspace; a chat reply's own run workspace (the message it committed, its
+   * swipes and the persistent state it published live with the chat and stay).
+   */
   deleteArtifacts: boolean;
   /** Its journal events go (not already removed). */
   deleteJournal: boolean;

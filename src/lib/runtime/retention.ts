@@ -12,12 +12,13 @@ import {
   type RetentionItem,
   type RetentionResult,
 } from '$lib/domain/retention';
-import { isTerminal, type RunId, type RunRecord } from '$lib/domain/run';
+import { isTerminal, type RunId, type RunRecord, type RunTarget } from '$lib/domain/run';
 import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
 import type { Clock } from '$lib/ports/clock';
 import type { Journal } from '$lib/ports/journal';
 import type { RunStore } from '$lib/ports/stores';
 import type { Workspace, WorkspaceStore } from '$lib/ports/workspace';
+import { chatRunWorkspaceKey } from './chats';
 import { sessionWorkspaceKey } from './sessions';
 
 export type {
@@ -31,11 +32,12 @@ export type {
 };
 
 /**
- * Retention (runtime.md §1.17.6, adapted): finished runs, newest first. The newest
- * `keepFullRuns` keep everything; older ones lose their heavy artifacts (`runs/<runId>/` and
- * `tool-results/<runId>/` in the session workspace); beyond `keepJournalRuns` they also lose
- * their journal. The run record always stays, marked `pruned`. Runs that are not finished are
- * never touched, and the session's conversation messages are never deleted.
+ * Retention (runtime.md §1.17.6, adapted): finished runs of Sessions and chats, newest first. The
+ * newest `keepFullRuns` keep everything; older ones lose their heavy artifacts (a Session run's
+ * `runs/<runId>/` and `tool-results/<runId>/` in the session workspace, a chat reply's whole run
+ * workspace); beyond `keepJournalRuns` they also lose their journal. The run record always stays,
+ * marked `pruned`. Runs that are not finished are never touched, and neither the session's
+ * conversation nor the chat's messages, swipes and persistent states are deleted.
  */
 
 export interface RetentionDeps {
@@ -59,8 +61,7 @@ export function planRetention(
   const valid = parseRetentionPolicy(policy);
   if (!valid.ok) return valid;
   const { keepFullRuns, keepJournalRuns } = valid.value;
-  // Session runs: their artifacts live in the session workspace (chat runs join when chats have retention).
-  const terminal = runs.filter((r) => isTerminal(r.status) && r.target.kind === 'session').sort(newestFirst);
+  const terminal = runs.filter((r) => isTerminal(r.status)).sort(newestFirst);
   const items: RetentionItem[] = [];
   terminal.forEach((run, i) => {
     if (i < keepFullRuns) return;
@@ -70,7 +71,7 @@ export function planRetention(
     if (!deleteArtifacts && !deleteJournal) return;
     items.push({
       runId: run.id,
-      sessionId: run.target.kind === 'session' ? run.target.sessionId : '',
+      target: run.target,
       status: run.status,
       createdAt: run.createdAt,
       position: i + 1,
@@ -122,10 +123,10 @@ export const artifactDirs = (runId: RunId): WorkspacePath[] => [
   dir(`tool-results/${runId}`),
 ];
 
-/** Files and bytes under `path` (a missing directory holds nothing). */
+/** Files and bytes under `path`, or the whole workspace (a missing directory holds nothing). */
 async function measureDir(
   workspace: Workspace,
-  path: WorkspacePath,
+  path?: WorkspacePath,
 ): Promise<{ files: number; bytes: number }> {
   const listed = await workspace.list(path);
   if (!listed.ok) {
@@ -149,39 +150,60 @@ async function measureDir(
   return { files, bytes };
 }
 
-/** Opens each session workspace once. */
-function workspaceCache(workspaces: WorkspaceStore) {
+/**
+ * Where a run's artifacts are: directories of the session workspace it shares, or a chat
+ * reply's own workspace, deleted whole.
+ */
+type Artifacts =
+  | { kind: 'dirs'; workspace: Workspace; dirs: WorkspacePath[] }
+  | { kind: 'workspace'; key: string; workspace: Workspace };
+
+/** Opens each workspace once. */
+function artifactsOf(workspaces: WorkspaceStore) {
   const open = new Map<string, Promise<Workspace>>();
-  return (sessionId: string): Promise<Workspace> => {
-    let ws = open.get(sessionId);
+  const opened = (key: string): Promise<Workspace> => {
+    let ws = open.get(key);
     if (!ws) {
-      ws = workspaces.open(sessionWorkspaceKey(sessionId)).then((r) => {
+      ws = workspaces.open(key).then((r) => {
         if (!r.ok) throw new HearthFailure(r.error);
         return r.value;
       });
-      open.set(sessionId, ws);
+      open.set(key, ws);
     }
     return ws;
   };
+  return async (runId: RunId, target: RunTarget): Promise<Artifacts> => {
+    if (target.kind === 'session') {
+      const workspace = await opened(sessionWorkspaceKey(target.sessionId));
+      return { kind: 'dirs', workspace, dirs: artifactDirs(runId) };
+    }
+    const key = chatRunWorkspaceKey(target.chatId, runId);
+    return { kind: 'workspace', key, workspace: await opened(key) };
+  };
+}
+
+async function measureArtifacts(artifacts: Artifacts): Promise<{ files: number; bytes: number }> {
+  if (artifacts.kind === 'workspace') return measureDir(artifacts.workspace);
+  let files = 0;
+  let bytes = 0;
+  for (const path of artifacts.dirs) {
+    const m = await measureDir(artifacts.workspace, path);
+    files += m.files;
+    bytes += m.bytes;
+  }
+  return { files, bytes };
 }
 
 async function measureItem(
   item: RetentionItem,
   journal: Journal,
-  workspace: (sessionId: string) => Promise<Workspace>,
+  artifacts: ReturnType<typeof artifactsOf>,
 ): Promise<Footprint> {
-  let files = 0;
-  let bytes = 0;
-  if (item.deleteArtifacts) {
-    const ws = await workspace(item.sessionId);
-    for (const path of artifactDirs(item.runId)) {
-      const m = await measureDir(ws, path);
-      files += m.files;
-      bytes += m.bytes;
-    }
-  }
+  const measured = item.deleteArtifacts
+    ? await measureArtifacts(await artifacts(item.runId, item.target))
+    : { files: 0, bytes: 0 };
   const events = item.deleteJournal ? await journal.count(item.runId) : 0;
-  return { files, bytes, events };
+  return { ...measured, events };
 }
 
 const sum = (items: Footprint[]) =>
@@ -199,10 +221,10 @@ export async function previewRetention(
   plan: RetentionPlan,
   deps: Pick<RetentionDeps, 'journal' | 'workspaces'>,
 ): Promise<RetentionPreview> {
-  const workspace = workspaceCache(deps.workspaces);
+  const artifacts = artifactsOf(deps.workspaces);
   const items: MeasuredItem[] = [];
   for (const item of plan.items)
-    items.push({ ...item, ...(await measureItem(item, deps.journal, workspace)) });
+    items.push({ ...item, ...(await measureItem(item, deps.journal, artifacts)) });
   return { plan, items, totals: { runs: items.length, ...sum(items) } };
 }
 
@@ -224,11 +246,11 @@ export async function applyRetention(
   deps: RetentionDeps,
   options: ApplyOptions = {},
 ): Promise<RetentionResult> {
-  const workspace = workspaceCache(deps.workspaces);
+  const artifacts = artifactsOf(deps.workspaces);
   const outcomes: RetentionOutcome[] = [];
   for (const [i, planned] of plan.items.entries()) {
     if (options.signal?.aborted) break;
-    outcomes.push(await pruneRun(planned, deps, workspace));
+    outcomes.push(await pruneRun(planned, deps, artifacts));
     options.onProgress?.(i + 1, plan.items.length);
   }
   const pruned = outcomes.filter((o) => o.outcome === 'pruned');
@@ -243,7 +265,7 @@ export async function applyRetention(
 async function pruneRun(
   planned: RetentionItem,
   deps: RetentionDeps,
-  workspace: (sessionId: string) => Promise<Workspace>,
+  artifactsFor: ReturnType<typeof artifactsOf>,
 ): Promise<RetentionOutcome> {
   const current = await deps.runs.get(planned.runId);
   if (!current) return { ...planned, outcome: 'skipped', reason: 'The run no longer exists.' };
@@ -261,12 +283,19 @@ async function pruneRun(
   let freed: Footprint = { files: 0, bytes: 0, events: 0 };
   try {
     if (item.deleteArtifacts) {
-      const ws = await workspace(item.sessionId);
-      for (const path of artifactDirs(item.runId)) {
-        const m = await measureDir(ws, path);
-        const removed = await ws.remove(path);
+      const artifacts = await artifactsFor(item.runId, item.target);
+      if (artifacts.kind === 'workspace') {
+        const m = await measureDir(artifacts.workspace);
+        const removed = await deps.workspaces.delete(artifacts.key);
         if (!removed.ok) throw new HearthFailure(removed.error);
-        freed = { ...freed, files: freed.files + m.files, bytes: freed.bytes + m.bytes };
+        freed = { ...freed, ...m };
+      } else {
+        for (const path of artifacts.dirs) {
+          const m = await measureDir(artifacts.workspace, path);
+          const removed = await artifacts.workspace.remove(path);
+          if (!removed.ok) throw new HearthFailure(removed.error);
+          freed = { ...freed, files: freed.files + m.files, bytes: freed.bytes + m.bytes };
+        }
       }
     }
     if (item.deleteJournal) freed = { ...freed, events: await deps.journal.deleteEvents(item.runId) };

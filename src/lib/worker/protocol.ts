@@ -250,7 +250,8 @@ export interface PersistResult {
 }
 
 /** A previewed run with its session's title, for the settings page. */
-export type RetentionPreviewResult = RetentionPreview & { sessionTitles: Record<string, string> };
+/** `titles`: what each run answered, by run id ("Session: …", "Chat with …: …"). */
+export type RetentionPreviewResult = RetentionPreview & { titles: Record<string, string> };
 
 export type RetentionApplyUpdate =
   { type: 'progress'; done: number; total: number } | { type: 'done'; result: RetentionResult };

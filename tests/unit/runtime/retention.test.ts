@@ -14,7 +14,9 @@ import {
   type MeasuredItem,
   type RetentionPlan,
 } from '$lib/runtime/retention';
+import { chatRunWorkspaceKey } from '$lib/runtime/chats';
 import { sessionWorkspaceKey } from '$lib/runtime/sessions';
+import { chatHarness } from '../../support/chat-harness';
 import { collect, openTab, runtimeHarness } from '../../support/runtime-harness';
 import { scriptedGateway, type ScriptedTurn } from '../../support/scripted-gateway';
 
@@ -138,7 +140,7 @@ describe('planRetention', () => {
     expect(p.items).toEqual([
       {
         runId: 'run_001',
-        sessionId: 'odd',
+        target: { kind: 'session', sessionId: 'odd' },
         status: 'completed',
         createdAt: 1001,
         position: 2,
@@ -389,7 +391,15 @@ describe('previewRetention and applyRetention on real runs', () => {
     // Forge a plan that names the active run: applying re-reads the record and skips it.
     const forged: RetentionPlan = {
       ...planned,
-      items: [...planned.items, { ...planned.items[0]!, runId: activeId, sessionId: busy.id, position: 2 }],
+      items: [
+        ...planned.items,
+        {
+          ...planned.items[0]!,
+          runId: activeId,
+          target: { kind: 'session', sessionId: busy.id },
+          position: 2,
+        },
+      ],
     };
     const activeEvents = (await h.journal.read(activeId, { limit: 500 })).length;
     const result = await applyRetention(forged, deps);
@@ -425,5 +435,70 @@ describe('previewRetention and applyRetention on real runs', () => {
     });
     expect(result.outcomes.map((o) => o.outcome)).toEqual(['skipped', 'pruned']);
     expect((await h.runs.get(ids[0]!))?.pruned).toBeUndefined();
+  });
+});
+
+describe('retention of chat replies', () => {
+  const call = (callId: string, name: string, args: object) => ({
+    callId,
+    name,
+    arguments: JSON.stringify(args),
+  });
+  const reply = (n: string, text: string): ScriptedTurn[] => [
+    {
+      toolCalls: [
+        call(`p${n}`, 'workspace_write_file', { path: 'persist/notes.md', content: `note ${n}` }),
+        call(`w${n}`, 'workspace_write_file', { path: 'output/main.md', content: text }),
+      ],
+    },
+    { toolCalls: [call(`c${n}`, 'workspace_commit', { path: 'output/main.md', finish: true })] },
+  ];
+
+  it('removes an old reply’s run workspace and journal, keeping its message, swipe and persistent state', async () => {
+    const model = scriptedGateway([...reply('1', 'First reply.'), ...reply('2', 'Second reply.')]);
+    const { service, deps, workspaces } = await chatHarness(model.gateway);
+    const chat = await service.create('c1');
+    await collect(service.send(chat.id, 'one'));
+    await collect(service.send(chat.id, 'two'));
+    const before = await service.get(chat.id);
+    const [older, newer] = [...before.runs].sort((a, b) => a.createdAt - b.createdAt);
+    const runWs = async (runId: RunId) => {
+      const opened = await workspaces.open(chatRunWorkspaceKey(chat.id, runId));
+      if (!opened.ok) throw new Error('open');
+      return files(opened.value);
+    };
+    const olderFiles = await runWs(older!.id);
+    expect([...olderFiles.keys()]).toContain('output/main.md');
+    const stateOf = (i: number) =>
+      (before.messages[i]!.extra as { hearth: { persistStateId?: string } }).hearth.persistStateId!;
+    const chatWs = await workspaces.open(`chats/${chat.id}`);
+    if (!chatWs.ok) throw new Error('open');
+    const statesBefore = [...(await files(chatWs.value)).keys()].filter((k) =>
+      k.startsWith('persistent-states/'),
+    );
+    expect(statesBefore.some((k) => k.includes(stateOf(2)))).toBe(true);
+
+    const retention = { runs: deps.runs, journal: deps.journal, workspaces, clock: deps.clock };
+    const planned = plan(await allRuns(deps.runs), { keepFullRuns: 1, keepJournalRuns: 1 });
+    expect(summary(planned)).toEqual([`${older!.id}:AJ`]);
+    expect(planned.items[0]!.target).toEqual({ kind: 'chat', chatId: chat.id });
+    const preview = await previewRetention(planned, retention);
+    expect(preview.items[0]).toMatchObject({ files: olderFiles.size, bytes: total(olderFiles) });
+    expect(preview.items[0]!.events).toBeGreaterThan(0);
+
+    const result = await applyRetention(planned, retention);
+    expect(result.totals).toEqual(preview.totals);
+    expect((await runWs(older!.id)).size).toBe(0);
+    expect((await runWs(newer!.id)).size).toBeGreaterThan(0);
+    expect(await deps.journal.count(older!.id)).toBe(0);
+    expect((await deps.runs.get(older!.id))?.pruned).toBe('journal');
+
+    // The chat reads as before: messages, swipes and the states they refer to.
+    const after = await service.get(chat.id);
+    expect(after.messages).toEqual(before.messages);
+    const statesAfter = [...(await files(chatWs.value)).keys()].filter((k) =>
+      k.startsWith('persistent-states/'),
+    );
+    expect(statesAfter).toEqual(statesBefore);
   });
 });

@@ -119,7 +119,8 @@ describe('settings API: retention', () => {
     expect(preview.items.map((i) => i.runId)).toEqual([ids[1], ids[0]]);
     expect(preview.totals.bytes).toBeGreaterThan(0);
     expect(preview.totals.events).toBe(0);
-    expect(preview.sessionTitles).toEqual({ [session.id]: 'write a haiku about moss' });
+    const title = 'Session: write a haiku about moss';
+    expect(preview.titles).toEqual({ [ids[1]!]: title, [ids[0]!]: title });
 
     // A run finished after the preview is not deleted: only the previewed runs go.
     const later = await demoRuns(['fog']);

@@ -1,6 +1,12 @@
 import { systemClock } from '$lib/adapters/system/clock';
 import { HearthFailure } from '$lib/domain/errors';
-import { DEFAULT_RETENTION, parseRetentionPolicy, type RetentionPolicy } from '$lib/domain/retention';
+import {
+  DEFAULT_RETENTION,
+  parseRetentionPolicy,
+  type MeasuredItem,
+  type RetentionPolicy,
+} from '$lib/domain/retention';
+import type { RunTarget } from '$lib/domain/run';
 import { AsyncQueue } from '$lib/runtime/run-feed';
 import {
   allRuns,
@@ -73,13 +79,34 @@ export function settingsHandlers(ctx: RuntimeContext): Handlers<SettingsMethods,
     return planned.value;
   }
 
-  async function sessionTitles(sessionIds: Iterable<string>): Promise<Record<string, string>> {
-    const titles: Record<string, string> = {};
-    for (const id of new Set(sessionIds)) {
-      const session = await ctx.stores.sessions.get(id);
-      if (session) titles[id] = session.title;
+  /** What each run answered, by run id; a deleted session or chat has no title. */
+  async function titles(items: readonly MeasuredItem[]): Promise<Record<string, string>> {
+    const of = new Map<string, Promise<string | undefined>>();
+    const title = (target: RunTarget): Promise<string | undefined> => {
+      const key = target.kind === 'session' ? `s:${target.sessionId}` : `c:${target.chatId}`;
+      let found = of.get(key);
+      if (!found) {
+        found =
+          target.kind === 'session'
+            ? ctx.stores.sessions.get(target.sessionId).then((s) => s && `Session: ${s.title}`)
+            : chatTitle(target.chatId);
+        of.set(key, found);
+      }
+      return found;
+    };
+    const out: Record<string, string> = {};
+    for (const item of items) {
+      const t = await title(item.target);
+      if (t) out[item.runId] = t;
     }
-    return titles;
+    return out;
+  }
+
+  async function chatTitle(chatId: string): Promise<string | undefined> {
+    const chat = await ctx.stores.chats.get(chatId);
+    if (!chat) return undefined;
+    const character = await ctx.stores.characters.get(chat.characterId);
+    return `Chat with ${character?.card.name ?? 'a deleted character'}: ${chat.title}`;
   }
 
   return {
@@ -107,7 +134,7 @@ export function settingsHandlers(ctx: RuntimeContext): Handlers<SettingsMethods,
       },
       async 'settings.retention.preview'({ policy }) {
         const preview = await previewRetention(await plan(policy), deps);
-        return { ...preview, sessionTitles: await sessionTitles(preview.items.map((i) => i.sessionId)) };
+        return { ...preview, titles: await titles(preview.items) };
       },
     },
     streams: {
