@@ -74,6 +74,16 @@ export const CharacterCardSchema = z.object({
 });
 export type CharacterCard = z.infer<typeof CharacterCardSchema>;
 
+/** SillyTavern's favourite mark: `extensions.fav`, a boolean (older cards wrote the string "true"). */
+export const isFavorite = (card: Pick<CharacterCard, 'extensions'>): boolean =>
+  card.extensions.fav === true || card.extensions.fav === 'true';
+
+/** The extensions with the favourite mark set as SillyTavern writes it. */
+export const withFavorite = (extensions: JsonObject, favorite: boolean): JsonObject => ({
+  ...extensions,
+  fav: favorite,
+});
+
 /** A card with nothing but a name (for "create character"). */
 export function newCharacterCard(name: string): CharacterCard {
   return {

@@ -243,6 +243,8 @@ export class HearthClient {
     list: () => this.#rpc.call('characters.list', undefined),
     get: (id: string) => this.#rpc.call('characters.get', { id }),
     create: (name: string) => this.#rpc.call('characters.create', { name }),
+    setFavorite: (id: string, favorite: boolean) =>
+      this.#rpc.call('characters.setFavorite', { id, favorite }),
     /** `avatar`: a PNG, or null to remove it; `lorebookIds`: attached lorebooks in order. */
     update: (
       id: string,

@@ -7,6 +7,8 @@ import type { ChatMessageRow, ChatRecord, ChatSummary } from '$lib/chat/records'
 export interface ChatStore {
   /** The character's chats, newest first, with their counts and previews (no message is read). */
   list(characterId: string): Promise<ChatSummary[]>;
+  /** Per character: how many chats, and the newest chat's last change (no message is read). */
+  activity(): Promise<Map<string, { chats: number; lastChattedAt: number }>>;
   get(id: string): Promise<ChatRecord | undefined>;
   /** Saves the chat's own fields; its counts and preview stay the store's. */
   put(chat: ChatRecord): Promise<void>;

@@ -381,6 +381,13 @@ export interface CharacterSummary {
   lorebookIds: string[];
   createdAt: number;
   updatedAt: number;
+  /** SillyTavern's favourite mark (the card's `extensions.fav`). */
+  favorite: boolean;
+  /** How many chats the character has, and when the newest of them last changed (null: none). */
+  chats: number;
+  lastChattedAt: number | null;
+  /** The card's text a search looks in: description, personality, scenario, creator's notes, first message. */
+  searchText: string;
 }
 
 /** The card fields the editor changes; every other field of the stored card is kept as it is. */
@@ -409,6 +416,8 @@ export type CharacterMethods = {
   'characters.list': (p: void) => { characters: CharacterSummary[]; issues: StoredIssue[] };
   'characters.get': (p: { id: string }) => CharacterRecord;
   'characters.create': (p: { name: string }) => CharacterRecord;
+  /** Marks or unmarks the character as a favourite (written into the card as SillyTavern does). */
+  'characters.setFavorite': (p: { id: string; favorite: boolean }) => CharacterSummary;
   /**
    * Changes card fields, the avatar (a PNG; null removes it) and the attached lorebooks (ids of
    * existing lorebooks, in order: the first is written into exported cards).

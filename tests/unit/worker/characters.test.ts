@@ -6,10 +6,12 @@ import {
   DexieLorebookStore,
   DexiePersonaStore,
 } from '$lib/adapters/db/character-stores';
+import { DexieChatStore } from '$lib/adapters/db/chat-store';
 import { utf8 } from '$lib/domain/base64';
 import { parseCard } from '$lib/chat/card';
 import { newLorebookEntry } from '$lib/chat/lorebook';
 import { isPng } from '$lib/chat/png';
+import type { ChatRecord } from '$lib/chat/records';
 import type { RuntimeContext } from '$lib/worker/context';
 import { characterHandlers } from '$lib/worker/handlers/characters';
 import { lorebookHandlers } from '$lib/worker/handlers/lorebooks';
@@ -36,6 +38,7 @@ function api() {
       characters: new DexieCharacterStore(db),
       personas: new DexiePersonaStore(db),
       lorebooks: new DexieLorebookStore(db),
+      chats: new DexieChatStore(db),
     },
     skills: memorySkills(db),
   } as unknown as RuntimeContext;
@@ -482,5 +485,51 @@ describe('lorebooks API', () => {
     const { lorebooks, issues } = await call('lorebooks.list', undefined);
     expect(lorebooks.map((l) => l.name)).toEqual(['Fine']);
     expect(issues.map((i) => i.id)).toEqual(['lb_bad']);
+  });
+});
+
+describe('the library at size: favourites, chat activity, search text', () => {
+  it('lists each character with its favourite mark, chats, last chat and card text', async () => {
+    const call = api();
+    const a = await call('characters.create', { name: 'Aster' });
+    const b = await call('characters.create', { name: 'Bramble' });
+    await call('characters.update', {
+      id: a.id,
+      card: { description: 'A lighthouse keeper.', creatorNotes: 'Calm.' },
+    });
+    const chats = new DexieChatStore(db);
+    const chat = (id: string, characterId: string, updatedAt: number): ChatRecord => ({
+      id,
+      characterId,
+      title: id,
+      personaId: null,
+      lorebookIds: [],
+      createdAt: 1,
+      updatedAt,
+    });
+    await chats.put(chat('c1', a.id, 5_000));
+    await chats.put(chat('c2', a.id, 9_000));
+
+    const marked = await call('characters.setFavorite', { id: b.id, favorite: true });
+    expect(marked).toMatchObject({ id: b.id, favorite: true, chats: 0, lastChattedAt: null });
+    const { characters } = await call('characters.list', undefined);
+    expect(characters.map((c) => [c.name, c.favorite, c.chats, c.lastChattedAt])).toEqual([
+      ['Aster', false, 2, 9_000],
+      ['Bramble', true, 0, null],
+    ]);
+    expect(characters[0]!.searchText).toContain('A lighthouse keeper.');
+    expect(characters[0]!.searchText).toContain('Calm.');
+
+    // The mark is SillyTavern's: the exported card carries `extensions.fav`.
+    const file = await call('characters.export', { id: b.id, format: 'json' });
+    const json = JSON.parse(new TextDecoder().decode(file.bytes)) as {
+      data: { extensions: { fav?: unknown } };
+    };
+    expect(json.data.extensions.fav).toBe(true);
+    await call('characters.setFavorite', { id: b.id, favorite: false });
+    expect((await call('characters.list', undefined)).characters[1]!.favorite).toBe(false);
+    await expect(call('characters.setFavorite', { id: 'nope', favorite: true })).rejects.toMatchObject({
+      error: { code: 'character.not_found' },
+    });
   });
 });

@@ -42,6 +42,18 @@ export class DexieChatStore implements ChatStore {
       // A row from before the stats were kept gets them once.
       return Promise.all(rows.map((row) => (hasStats(row) ? row : this.#restat(row.id, row))));
     });
+  activity = () =>
+    guarded('list chats', async () => {
+      const out = new Map<string, { chats: number; lastChattedAt: number }>();
+      await this.db.chats.each((row) => {
+        const seen = out.get(row.characterId);
+        if (seen) {
+          seen.chats++;
+          seen.lastChattedAt = Math.max(seen.lastChattedAt, row.updatedAt);
+        } else out.set(row.characterId, { chats: 1, lastChattedAt: row.updatedAt });
+      });
+      return out;
+    });
   get = (id: string) =>
     guarded('read the chat', async () => {
       const row = (await this.db.chats.get(id)) as StoredChat | undefined;

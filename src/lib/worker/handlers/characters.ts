@@ -1,5 +1,12 @@
 import { utf8 } from '$lib/domain/base64';
-import { CharacterCardSchema, exportCardJson, exportCardPng, newCharacterCard } from '$lib/chat/card';
+import {
+  CharacterCardSchema,
+  exportCardJson,
+  exportCardPng,
+  isFavorite,
+  newCharacterCard,
+  withFavorite,
+} from '$lib/chat/card';
 import { exportFileName, type CharacterRecord, type LorebookRecord } from '$lib/chat/records';
 import { HearthFailure } from '$lib/domain/errors';
 import type { RuntimeContext } from '../context';
@@ -41,7 +48,7 @@ const tidyTags = (tags: string[]) => [...new Set(tags.map((t) => t.trim()).filte
 
 /** Characters: SillyTavern cards stored in the `characters` table, their avatars and lorebooks. */
 export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethods, Record<never, never>> {
-  const { characters, lorebooks } = ctx.stores;
+  const { characters, lorebooks, chats } = ctx.stores;
   const now = () => Date.now();
 
   const required = async (id: string): Promise<CharacterRecord> =>
@@ -68,7 +75,10 @@ export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethod
     return null;
   }
 
-  const summary = (c: CharacterRecord): CharacterSummary => ({
+  const summary = (
+    c: CharacterRecord,
+    activity: { chats: number; lastChattedAt: number } | undefined,
+  ): CharacterSummary => ({
     id: c.id,
     name: c.card.name,
     creator: c.card.creator,
@@ -77,6 +87,18 @@ export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethod
     lorebookIds: c.lorebookIds,
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
+    favorite: isFavorite(c.card),
+    chats: activity?.chats ?? 0,
+    lastChattedAt: activity?.lastChattedAt ?? null,
+    searchText: [
+      c.card.description,
+      c.card.personality,
+      c.card.scenario,
+      c.card.creatorNotes,
+      c.card.firstMes,
+    ]
+      .filter(Boolean)
+      .join('\n'),
   });
 
   const file = (fileName: string, mimeType: string, bytes: Uint8Array) =>
@@ -85,8 +107,8 @@ export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethod
   return {
     methods: {
       async 'characters.list'() {
-        const { records, issues } = await characters.list();
-        const list = records.map(summary).sort(byName);
+        const [{ records, issues }, activity] = await Promise.all([characters.list(), chats.activity()]);
+        const list = records.map((c) => summary(c, activity.get(c.id))).sort(byName);
         return withTransfer(
           { characters: list, issues },
           list.map((c) => c.avatar),
@@ -137,6 +159,19 @@ export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethod
         if (lorebookIds !== undefined) next.lorebookIds = await existingLorebooks(lorebookIds);
         await characters.put(checkedCharacter(next));
         return withTransfer(next, [next.avatar]);
+      },
+
+      async 'characters.setFavorite'({ id, favorite }) {
+        const current = await required(id);
+        const next: CharacterRecord = {
+          ...current,
+          card: { ...current.card, extensions: withFavorite(current.card.extensions, favorite === true) },
+          updatedAt: now(),
+        };
+        await characters.put(checkedCharacter(next));
+        const activity = (await chats.activity()).get(id);
+        const s = summary(next, activity);
+        return withTransfer(s, [s.avatar]);
       },
 
       async 'characters.duplicate'({ id }) {
