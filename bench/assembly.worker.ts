@@ -132,8 +132,8 @@ async function run(): Promise<string[]> {
         `max_context=${MAX_CONTEXT} limit=${budget.limit} used=${budget.used} ` +
         `history_sent=${budget.history.sent} prompt_messages=${prompt.messages.length} runs=${RUNS} ` +
         `first_run_ms=${firstMs.toFixed(2)} median_ms=${m.toFixed(2)} ` +
-        `baseline_count_same_messages_median_ms=${base.toFixed(2)} baseline_tokens=${counted} ` +
-        `ratio=${(m / base).toFixed(2)}`,
+        `baseline_count_same_messages_median_ms=${base.toFixed(3)} baseline_tokens=${counted}` +
+        (base > 0 ? ` ratio=${(m / base).toFixed(2)}` : ''),
     );
   }
   return lines;
