@@ -25,6 +25,7 @@ export type PromptChanges = Partial<{
   content: string;
   injectionPosition: PresetPrompt['injectionPosition'];
   injectionDepth: number;
+  forbidOverrides: boolean;
 }>;
 
 const refused = (message: string): PresetEdit => err(hearthError('preset.invalid', message));

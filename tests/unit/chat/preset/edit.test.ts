@@ -92,10 +92,13 @@ describe('preset edits', () => {
   });
 
   it("edit a system prompt's text; a marker only gets a new name, and main is never injected", () => {
-    const main = done(updatePrompt(defaultPreset(), 'main', { content: 'Be {{char}}.', role: 'user' }));
+    const main = done(
+      updatePrompt(defaultPreset(), 'main', { content: 'Be {{char}}.', role: 'user', forbidOverrides: true }),
+    );
     expect(main.prompts.find((p) => p.identifier === 'main')).toMatchObject({
       content: 'Be {{char}}.',
       role: 'user',
+      forbidOverrides: true,
     });
     expect(refusal(updatePrompt(defaultPreset(), 'chatHistory', { content: 'x' }))).toMatch(/only its name/);
     expect(refusal(updatePrompt(defaultPreset(), 'main', { injectionPosition: 'depth' }))).toMatch(
