@@ -150,7 +150,9 @@ test('a preset edited: prompts moved, switched off and added at a depth, budget 
 
   const { violations } = await new AxeBuilder({ page }).analyze();
   expect(
-    violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id),
+    violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
   ).toEqual([]);
 
   await expect(page.getByText('Unsaved changes')).toBeVisible();
