@@ -24,6 +24,7 @@ import type {
   PageStreams,
   PendingApproval,
   PackageUpload,
+  Preset,
   StLibrarySource,
 } from '$lib/worker/protocol';
 
@@ -290,6 +291,9 @@ export class HearthClient {
     list: () => this.#rpc.call('presets.list', undefined),
     import: (fileName: string, bytes: Uint8Array) =>
       this.#rpc.call('presets.import', { fileName, bytes }, { transfer: transferOf(bytes) }),
+    get: (id: string) => this.#rpc.call('presets.get', { id }),
+    save: (id: string, preset: Preset) => this.#rpc.call('presets.save', { id, preset }),
+    duplicate: (id: string) => this.#rpc.call('presets.duplicate', { id }),
     export: (id: string) => this.#rpc.call('presets.export', { id }),
     delete: (id: string) => this.#rpc.call('presets.delete', { id }),
     select: (id: string) => this.#rpc.call('presets.select', { id }),

@@ -4,6 +4,7 @@ import {
   presetFromSillyTavern,
   presetToSillyTavern,
 } from '$lib/chat/preset/sillytavern';
+import { PresetSchema, type Preset, type PresetRecord } from '$lib/chat/preset/preset';
 import { exportFileName } from '$lib/chat/records';
 import { HearthFailure, hearthError } from '$lib/domain/errors';
 import type { StoredIssue } from '$lib/ports/characters';
@@ -20,7 +21,12 @@ export interface PresetSummary {
   builtIn: boolean;
 }
 
-const summary = (id: string, preset: ReturnType<typeof defaultPreset>, builtIn = false): PresetSummary => ({
+/** A whole preset for the editor; the built-in Default is read-only (duplicate it to edit). */
+export interface PresetDetail extends PresetRecord {
+  builtIn: boolean;
+}
+
+const summary = (id: string, preset: Preset, builtIn = false): PresetSummary => ({
   id,
   name: preset.name,
   prompts: preset.prompts.length,
@@ -60,9 +66,50 @@ export class PresetService {
     return { preset: summary(id, read.value.preset), problems: read.value.problems };
   }
 
+  async get(id: string): Promise<PresetDetail> {
+    if (id === DEFAULT_PRESET_ID)
+      return { id, preset: defaultPreset(), createdAt: 0, updatedAt: 0, builtIn: true };
+    return { ...(await this.#record(id)), builtIn: false };
+  }
+
+  /** Saves the whole preset as the editor made it; nothing is stored when it is not valid. */
+  async save(id: string, preset: unknown): Promise<PresetDetail> {
+    if (id === DEFAULT_PRESET_ID)
+      throw new HearthFailure(
+        hearthError(
+          'preset.built_in',
+          'The Default preset is built in: duplicate it to make an editable copy.',
+        ),
+      );
+    const record = await this.#record(id);
+    const parsed = PresetSchema.safeParse(preset);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new HearthFailure(
+        hearthError(
+          'preset.invalid',
+          `The preset was not saved: ${issue?.path.join('.') || 'it'}: ${issue?.message ?? 'is not valid'}.`,
+        ),
+      );
+    }
+    const saved: PresetRecord = { ...record, preset: parsed.data, updatedAt: this.deps.clock.now() };
+    await this.deps.presets.put(saved);
+    return { ...saved, builtIn: false };
+  }
+
+  /** An editable copy named “… (copy)”, the built-in Default too. */
+  async duplicate(id: string): Promise<PresetSummary> {
+    const { preset } = await this.get(id);
+    const now = this.deps.clock.now();
+    const copy: Preset = { ...structuredClone(preset), name: `${preset.name} (copy)` };
+    const newId = this.deps.ids.contentId('preset');
+    await this.deps.presets.put({ id: newId, preset: copy, createdAt: now, updatedAt: now });
+    return summary(newId, copy);
+  }
+
   /** The preset as a SillyTavern file (fields Hearth does not read go back out unchanged). */
   async export(id: string): Promise<{ fileName: string; mimeType: string; bytes: Uint8Array }> {
-    const preset = id === DEFAULT_PRESET_ID ? defaultPreset() : (await this.#record(id)).preset;
+    const { preset } = await this.get(id);
     const text = JSON.stringify(presetToSillyTavern(preset), null, 4);
     return {
       fileName: exportFileName(preset.name, 'json', 'preset'),

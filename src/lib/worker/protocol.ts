@@ -23,6 +23,7 @@ import type { EngineProgress, RunUpdate } from '$lib/domain/run-update';
 import type { SessionMessage, SessionRecord, SessionSummary } from '$lib/domain/session';
 import type { CharacterCard } from '$lib/chat/card';
 import type { Lorebook } from '$lib/chat/lorebook';
+import type { Preset } from '$lib/chat/preset/preset';
 import type {
   CharacterRecord,
   ChatMessageRow,
@@ -37,7 +38,7 @@ import type { StoredIssue } from '$lib/ports/characters';
 import type { CharacterImportResult } from '$lib/runtime/imported-content';
 import type { StLibrarySummary, StLibraryUpdate } from '$lib/runtime/st-library-import';
 import type { ChatPrompt } from '$lib/runtime/chat-prompt';
-import type { PresetSummary } from '$lib/runtime/presets';
+import type { PresetDetail, PresetSummary } from '$lib/runtime/presets';
 
 export type { StLibrarySummary, StLibraryUpdate };
 import type {
@@ -367,6 +368,7 @@ export type {
   LorebookRecord,
   LorebookSource,
   PersonaRecord,
+  Preset,
   StoredIssue,
 };
 
@@ -446,6 +448,12 @@ export type PresetMethods = {
     preset: PresetSummary;
     problems: string[];
   };
+  /** The whole preset for the editor; the built-in Default is read-only. */
+  'presets.get': (p: { id: string }) => PresetDetail;
+  /** Saves the whole preset (validated; the Default cannot be saved: duplicate it). */
+  'presets.save': (p: { id: string; preset: Preset }) => PresetDetail;
+  /** An editable copy named “… (copy)”. */
+  'presets.duplicate': (p: { id: string }) => PresetSummary;
   'presets.export': (p: { id: string }) => ExportedFile;
   'presets.delete': (p: { id: string }) => void;
   /** The preset chats without their own choice use. */
@@ -509,7 +517,7 @@ export type { ChatMessageRow, ChatPatch, ChatRecord, ChatSummary };
 
 /** What "Show the prompt" lists, with the model it was counted for. */
 export type ChatPromptPreview = ChatPrompt['preview'] & { model: string };
-export type { PresetSummary };
+export type { PresetDetail, PresetSummary };
 
 /** A chat as its page shows it. */
 export interface ChatView {

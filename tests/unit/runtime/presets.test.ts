@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { openHearthDatabase } from '$lib/adapters/db/database';
 import { DexiePresetStore } from '$lib/adapters/db/preset-store';
 import { randomIds, systemClock } from '$lib/adapters/system/clock';
-import { DEFAULT_PRESET_ID } from '$lib/chat/preset/sillytavern';
+import { setBudget } from '$lib/chat/preset/edit';
+import { DEFAULT_PRESET_ID, defaultPreset } from '$lib/chat/preset/sillytavern';
 import { PresetService } from '$lib/runtime/presets';
 import { budgetLine } from '$lib/ui/chat/prompt-preview';
 
@@ -54,6 +55,66 @@ describe('PresetService', () => {
     await expect(presets.import('x.json', new TextEncoder().encode('{oops'))).rejects.toMatchObject({
       error: { code: 'preset.invalid' },
     });
+  });
+});
+
+describe('PresetService editing', () => {
+  it('gets a whole preset, saves an edit with updatedAt bumped, and exports the edit', async () => {
+    let now = 1_000;
+    const presets = new PresetService({
+      presets: new DexiePresetStore(openHearthDatabase(`hearth-presets-${++n}-${Math.random()}`)),
+      clock: { now: () => now },
+      ids: randomIds,
+    });
+    const { preset: imported } = await presets.import('Mine.json', await readFile(DEFAULT));
+    const got = await presets.get(imported.id);
+    expect(got).toMatchObject({ id: imported.id, builtIn: false, createdAt: 1_000, updatedAt: 1_000 });
+    now = 2_000;
+    const edit = setBudget(got.preset, { maxContextTokens: 8_000, maxReplyTokens: 500 });
+    if (!edit.ok) throw new Error(edit.error.message);
+    const saved = await presets.save(imported.id, edit.value);
+    expect(saved).toMatchObject({ createdAt: 1_000, updatedAt: 2_000 });
+    expect((await presets.get(imported.id)).preset.maxContextTokens).toBe(8_000);
+    expect((await presets.list()).presets.find((p) => p.id === imported.id)!.maxContextTokens).toBe(8_000);
+    const file = JSON.parse(new TextDecoder().decode((await presets.export(imported.id)).bytes));
+    expect([file.openai_max_context, file.openai_max_tokens]).toEqual([8_000, 500]);
+  });
+
+  it('refuses an invalid preset, a missing one and the built-in Default, storing nothing', async () => {
+    const presets = service();
+    const { preset: imported } = await presets.import('Mine.json', await readFile(DEFAULT));
+    const before = await presets.get(imported.id);
+    await expect(presets.save(imported.id, { ...before.preset, maxContextTokens: -5 })).rejects.toMatchObject(
+      { error: { code: 'preset.invalid', message: /maxContextTokens/ } },
+    );
+    await expect(presets.save(imported.id, { name: 'x' })).rejects.toMatchObject({
+      error: { code: 'preset.invalid' },
+    });
+    expect(await presets.get(imported.id)).toEqual(before);
+    await expect(presets.save('preset_gone', before.preset)).rejects.toMatchObject({
+      error: { code: 'preset.not_found' },
+    });
+    await expect(presets.get('preset_gone')).rejects.toMatchObject({ error: { code: 'preset.not_found' } });
+    await expect(presets.save(DEFAULT_PRESET_ID, before.preset)).rejects.toMatchObject({
+      error: { code: 'preset.built_in', message: /duplicate/ },
+    });
+  });
+
+  it('shows the Default read-only and duplicates it (or any preset) into an editable copy', async () => {
+    const presets = service();
+    const builtIn = await presets.get(DEFAULT_PRESET_ID);
+    expect(builtIn).toMatchObject({ builtIn: true, preset: defaultPreset() });
+    const copy = await presets.duplicate(DEFAULT_PRESET_ID);
+    expect(copy).toMatchObject({ name: 'Default (copy)', builtIn: false });
+    const detail = await presets.get(copy.id);
+    expect({ ...detail.preset, name: 'Default' }).toEqual(defaultPreset());
+    const again = await presets.duplicate(copy.id);
+    expect(again.name).toBe('Default (copy) (copy)');
+    expect((await presets.list()).presets.map((p) => p.name)).toEqual([
+      'Default',
+      'Default (copy)',
+      'Default (copy) (copy)',
+    ]);
   });
 });
 

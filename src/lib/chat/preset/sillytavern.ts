@@ -110,6 +110,17 @@ const SAMPLER_KEYS = [
   ['openai_max_tokens', 'maxOutputTokens'],
 ] as const satisfies readonly (readonly [string, keyof SamplerSettings])[];
 
+/**
+ * Sampler settings a SillyTavern preset has no field for (its stop strings live in Advanced
+ * Formatting, and it has no reasoning settings at 1ac6780): kept under Hearth's own keys, which
+ * SillyTavern ignores, so an edited preset exported and imported again keeps them.
+ */
+const HEARTH_SAMPLER_KEYS = [
+  ['hearth_stop', 'stop'],
+  ['hearth_reasoning_effort', 'reasoningEffort'],
+  ['hearth_reasoning_budget_tokens', 'reasoningBudgetTokens'],
+] as const satisfies readonly (readonly [string, keyof SamplerSettings])[];
+
 export interface ImportedPreset {
   preset: Preset;
   /** What was not taken, for the person (secrets left out, values out of range). */
@@ -199,12 +210,13 @@ function presetOfSource(source: JsonObject, name: string, problems: string[]): P
     const v = source[key];
     return typeof v === 'string' ? v : String(DEFAULTS[key]);
   };
-  const sampler: Record<string, number> = {};
-  for (const [st, hearth] of SAMPLER_KEYS) {
+  const sampler: Record<string, unknown> = {};
+  for (const [st, hearth] of [...SAMPLER_KEYS, ...HEARTH_SAMPLER_KEYS]) {
     const v = source[st];
     if (v === undefined || v === null || v === '') continue;
-    const field = samplerSettingsSchema.shape[hearth].safeParse(typeof v === 'string' ? Number(v) : v);
-    if (field.success && field.data !== undefined) sampler[hearth] = field.data as number;
+    const given = typeof v === 'string' && hearth !== 'reasoningEffort' ? Number(v) : v;
+    const field = samplerSettingsSchema.shape[hearth].safeParse(given);
+    if (field.success && field.data !== undefined) sampler[hearth] = field.data;
     else problems.push(`“${st}” = ${JSON.stringify(v)} is out of range and was not taken.`);
   }
   const seed = num(source.seed, -1);
@@ -260,7 +272,7 @@ function topLevelOf(p: Preset): Record<string, JsonValue | undefined> {
     openai_max_context: p.maxContextTokens,
     seed: p.sampler.seed ?? -1,
   };
-  for (const [st, hearth] of SAMPLER_KEYS) out[st] = p.sampler[hearth];
+  for (const [st, hearth] of [...SAMPLER_KEYS, ...HEARTH_SAMPLER_KEYS]) out[st] = p.sampler[hearth];
   return out;
 }
 

@@ -9,6 +9,9 @@ export function presetHandlers(ctx: RuntimeContext): Handlers<PresetMethods, Rec
     methods: {
       'presets.list': () => presets.list(),
       'presets.import': (p) => presets.import(p.fileName, p.bytes),
+      'presets.get': (p) => presets.get(p.id),
+      'presets.save': (p) => presets.save(p.id, p.preset),
+      'presets.duplicate': (p) => presets.duplicate(p.id),
       async 'presets.export'(p) {
         const file = await presets.export(p.id);
         return new Transfer(file, [file.bytes.buffer as ArrayBuffer]);
