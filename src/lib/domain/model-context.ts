@@ -62,7 +62,7 @@ const KNOWN: readonly (readonly [RegExp, number])[] = [
   [/^glm-4\.[56]/, 131_072],
 ];
 
-/** A size in the name, such as `gpt-4-32k` or `moonshot-v1-128k`, says the window itself. */
+/** A size in the name, such as `gpt-4-32k` or `moonshot-v1-128k`, says its size itself. */
 const SIZE_IN_NAME = /(?:^|[-_:.])(\d{1,4})k(?:$|[-_:.])/;
 
 /** The model's name as the table reads it: lowercased, its provider prefix removed. */
@@ -72,7 +72,7 @@ const nameOf = (model: string): string =>
     '',
   );
 
-/** Pure: the context window of a well-known model, or null when Hearth does not know it. */
+/** Pure: how many tokens a well-known model takes, or null when Hearth does not know it. */
 export function knownContextWindow(model: string): number | null {
   const name = nameOf(model);
   if (name === '') return null;
@@ -82,7 +82,7 @@ export function knownContextWindow(model: string): number | null {
 }
 
 /**
- * The window requests on `connection` must fit: the one typed into the connection, else the
+ * The context size requests on `connection` must fit: the one typed into the connection, else the
  * model's known one; null for the Demo and for models Hearth does not know.
  */
 export function contextWindowOf(
