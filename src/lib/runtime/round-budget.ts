@@ -85,6 +85,7 @@ export function fitRounds(
     for (const { at, part } of older) {
       if (total <= budget.limit) break;
       const original = messages[at]!.parts[part] as Extract<ContentPart, { type: 'tool-result' }>;
+      // Cutting a few hundred characters would save less than the note costs.
       if (original.content.length <= keep + 200) continue;
       const parts = [...out[at]!.parts];
       parts[part] = { ...original, content: shortenedResult(original.content, keep) };
