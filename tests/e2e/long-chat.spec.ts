@@ -123,4 +123,12 @@ test('sending from far back in a long chat shows the reply at its end', async ({
   await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden();
   await expect(page.getByRole('status').filter({ hasText: `${LENGTH + 2} messages` })).toBeVisible();
   expect(await rendered(page)).toBeLessThan(60);
+
+  // The reply's run says how much of the chat its prompt held, against the Default preset's budget.
+  await message(page, LENGTH + 1)
+    .getByRole('link', { name: 'details' })
+    .click();
+  const budget = page.getByRole('region', { name: 'Context budget' });
+  await expect(budget).toContainText(/\b\d{1,3} of 10,002 messages fit; 9,9\d\d older left out/);
+  await expect(budget).toContainText(/[\d,]+ of 3,792 tokens \(4,095 context − 300 for the reply\)/);
 });

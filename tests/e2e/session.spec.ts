@@ -289,7 +289,19 @@ test('a long Session is compacted: older turns are summarised to fit the model',
   await addScriptedConnection(page, llm);
   await page.goto('./#/connections');
   await page.getByRole('button', { name: 'Edit' }).click();
-  await page.getByLabel('Context window (tokens, optional)').fill('1000');
+  const windowField = page.getByLabel('Context window (tokens, optional)');
+  // The field's note says what an empty field means for this model, and for a well-known one.
+  await expect(windowField).toHaveAccessibleDescription(
+    /scripted-model is not a model Hearth knows the window of, so long sessions are not summarised/,
+  );
+  const model = page.getByLabel('Model', { exact: true });
+  await model.fill('gpt-4o-mini');
+  await expect(windowField).toHaveAccessibleDescription(
+    /the known window of gpt-4o-mini, 128,000 tokens, is used/,
+  );
+  await model.fill('scripted-model');
+  await windowField.fill('1000');
+  await expect(windowField).toHaveAccessibleDescription(/summarised to fit 1,000 tokens/);
   await page.getByRole('button', { name: 'Save' }).click();
   // The session must start after the context window is stored, or it runs without compaction.
   await expect(page.getByRole('status').filter({ hasText: /^Saved/ })).toBeVisible();

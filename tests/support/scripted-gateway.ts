@@ -1,8 +1,13 @@
-import type { ModelRequest, StreamPart } from '$lib/domain/model';
+import type { ModelRequest, StreamPart, Usage } from '$lib/domain/model';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 
 export type ScriptedTurn =
-  | { text?: string; toolCalls?: { callId: string; name: string; arguments: string }[] }
+  | {
+      text?: string;
+      toolCalls?: { callId: string; name: string; arguments: string }[];
+      /** What the provider reports it counted; default 10 tokens in, 5 out. */
+      usage?: Usage;
+    }
   | {
       error: {
         code: 'model.request_failed' | 'model.provider_rate_limited';
@@ -53,7 +58,7 @@ async function* replay(turn: ScriptedTurn | undefined, signal: AbortSignal): Asy
     reason: turn.toolCalls?.length
       ? { unified: 'tool-calls', raw: 'tool_calls' }
       : { unified: 'stop', raw: 'stop' },
-    usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+    usage: turn.usage ?? { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
   };
 }
 

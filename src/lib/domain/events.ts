@@ -182,6 +182,34 @@ export interface RunEventPayloads {
     tokensAfter: number;
     summaryChars: number;
   };
+  /**
+   * A Chat run's first prompt, assembled within its preset's budget (D23): the tokens against the
+   * limit, the agent's parts counted apart, and how much of the chat's history fit.
+   */
+  chat_prompt_assembled: {
+    maxContextTokens: number;
+    maxReplyTokens: number;
+    limit: number;
+    used: number;
+    agentTokens: number;
+    tokenizer: string;
+    history: { total: number; sent: number };
+    examples: { total: number; sent: number };
+    overflow: string | null;
+  };
+  /**
+   * A Chat run's request carries this many older tool results shortened to fit the prompt's
+   * budget (emitted when the number changes); the run's records keep them whole.
+   */
+  chat_tool_results_shortened: {
+    round: number;
+    invocationId: string;
+    results: number;
+    charsLeftOut: number;
+    tokensBefore: number;
+    tokensAfter: number;
+    limit: number;
+  };
   direct_output_captured: {
     round: number;
     invocationId: string;

@@ -20,7 +20,7 @@ import { EXAMPLE_CHARACTER_ID, EXAMPLE_LOREBOOK_ID, exampleCharacter } from '$li
 import { DEMO_CONNECTION, type Connection } from '$lib/domain/connection';
 import { hearthError, HearthFailure } from '$lib/domain/errors';
 import type { RunEvent } from '$lib/domain/events';
-import type { ImageRef } from '$lib/domain/model';
+import type { ImageRef, Usage } from '$lib/domain/model';
 import { withImages } from '$lib/chat/media';
 import { checkUserImages } from '$lib/domain/user-images';
 import {
@@ -56,7 +56,7 @@ import { authorsNoteFromMetadata, DEFAULT_AUTHORS_NOTE } from '$lib/chat/prompt/
 import type { SamplerSettings } from '$lib/domain/sampler';
 import type { Workspace, WorkspaceStore } from '$lib/ports/workspace';
 import { auditPaths, chatAuditLayout } from './audit-paths';
-import { chatPrompt, type ChatPrompt } from './chat-prompt';
+import { chatPrompt, type ChatPrompt, type ChatPromptBudget } from './chat-prompt';
 import type { CommitRecord, Publisher } from './control';
 import { rootInvocation } from './invocation';
 import { directOutputPath } from './invocation-runner';
@@ -68,7 +68,8 @@ import type { RunLog } from './run-recorder';
 import type { PreparedRun, RunInbox, RunPlan, RunService } from './run-service';
 import { DEFAULT_CONNECTION_KEY, runLock } from './sessions';
 import type { ToolProviders } from './tool-catalog';
-import { invocationSnapshot, rootSnapshot } from './tool-snapshot';
+import { invocationSnapshot, rootSnapshot, type ToolSnapshot } from './tool-snapshot';
+import { BudgetedTranscript, fixedTokens } from './round-budget';
 import { agentTranscript, resumePoint, type ChildFactory, type PreparedChild } from './delegation';
 import { taskAgentPrompt } from './task-prompt';
 import { ReadState } from '$lib/tools/workspace/read-state';
@@ -576,6 +577,21 @@ export class ChatService {
       runId: run.id,
       model: run.model,
     });
+    const { history: fit, ...budget } = ofWholeChat(prompt.preview.budget, input.history);
+    await recorder.emit({
+      type: 'chat_prompt_assembled',
+      payload: {
+        maxContextTokens: budget.maxContextTokens,
+        maxReplyTokens: budget.maxReplyTokens,
+        limit: budget.limit,
+        used: budget.used,
+        agentTokens: budget.agentTokens,
+        tokenizer: budget.tokenizer,
+        history: { total: fit.total, sent: fit.sent },
+        examples: budget.examples,
+        overflow: budget.overflow,
+      },
+    });
     const frozen: ChatRunInput = {
       profile,
       activation,
@@ -618,7 +634,6 @@ export class ChatService {
       acceptsImages(ctx.connection, run.model),
       surface.withheld,
     );
-    const transcript = await WorkspaceTranscript.open(workspace, TRANSCRIPT, input.prompt.messages);
     const skills = this.deps.skills
       ? await this.deps.skills.forInvocation(workspace, {
           profileId: profile.id,
@@ -627,6 +642,11 @@ export class ChatService {
           deny: profile.skills.deny,
         })
       : { workspace, section: null };
+    const system = withSection(withDirectory(input.prompt.system, surface, snapshot), skills.section);
+    const transcript = await this.#budgeted(
+      await WorkspaceTranscript.open(workspace, TRANSCRIPT, input.prompt.messages),
+      { input, system, snapshot, model: run.model },
+    );
     const events = ctx.resumed ? await readAll(this.deps.journal, run.id) : [];
     const ledger = ledgerOf(events);
     const place = placeOf(events);
@@ -638,11 +658,13 @@ export class ChatService {
         audit: auditPaths(chatAuditLayout(), ROOT_INVOCATION),
       }),
       scenario: {
-        system: withSection(withDirectory(input.prompt.system, surface, snapshot), skills.section),
+        system,
         transcript,
         textOnlyTurn: 'drift',
         guidance: inbox.guidance,
         sampler: input.sampler,
+        beforeRequest: (round) => transcript.fit(round, recorder),
+        afterResponse: (round, usage) => this.#calibrate(run.model, round, transcript, usage),
       },
       deps: {
         ...this.#agentDeps(
@@ -666,6 +688,39 @@ export class ChatService {
         : {}),
       ...(ctx.resumed ? { resumed: events } : {}),
     };
+  }
+
+  /**
+   * The root agent's transcript with its tool rounds counted against the prompt's budget: the
+   * preset's limit and the agent's parts counted apart (`ChatPromptBudget`). A run frozen before
+   * presets has no budget to keep.
+   */
+  async #budgeted(
+    transcript: WorkspaceTranscript,
+    ctx: { input: ChatRunInput; system: string; snapshot: ToolSnapshot; model: string },
+  ): Promise<BudgetedTranscript> {
+    const budget = ctx.input.prompt.preview?.budget;
+    const counter = await this.deps.tokenizers.forModel(ctx.model);
+    return new BudgetedTranscript(transcript, {
+      counter,
+      limit: budget ? budget.limit + budget.agentTokens : Infinity,
+      fixed: fixedTokens(counter, ctx.system, ctx.snapshot.specs),
+      invocationId: ROOT_INVOCATION,
+    });
+  }
+
+  /**
+   * The first request's count against the input tokens its provider reported corrects the
+   * estimate for models without a public tokenizer. Images are left out: their count is a guess.
+   * A failed calibration never fails the reply.
+   */
+  async #calibrate(model: string, round: number, transcript: BudgetedTranscript, usage: Usage) {
+    if (round !== 1 || !usage.inputTokens || transcript.counted === 0) return;
+    const images = transcript
+      .messages()
+      .some((m) => m.parts.some((p) => p.type === 'image' || (p.type === 'tool-result' && p.images.length)));
+    if (images) return;
+    await this.deps.tokenizers.observe(model, transcript.counted, usage.inputTokens).catch(() => undefined);
   }
 
   /**
@@ -996,12 +1051,9 @@ export class ChatService {
       model: connection.model,
       connection,
     });
-    const { budget } = prompt.preview;
-    // The messages older than the read tail did not fit either.
-    const unread = history[0]?.index ?? 0;
     return {
       ...prompt.preview,
-      budget: { ...budget, history: { ...budget.history, total: budget.history.total + unread } },
+      budget: ofWholeChat(prompt.preview.budget, history),
       model: connection.model,
     };
   }
@@ -1259,6 +1311,12 @@ function chatContext(
 }
 
 const isoDate = (ms: number) => new Date(ms).toISOString();
+
+/** A prompt's budget over the whole chat: the messages older than the read tail did not fit either. */
+function ofWholeChat(budget: ChatPromptBudget, history: readonly ChatMessageRow[]): ChatPromptBudget {
+  const unread = history[0]?.index ?? 0;
+  return { ...budget, history: { ...budget.history, total: budget.history.total + unread } };
+}
 
 /** A chat's author's note from SillyTavern's `chat_metadata.note_*`, when it has one. */
 function authorsNoteOf(meta: Record<string, unknown>): Pick<ChatRecord, 'authorsNote'> {

@@ -5,7 +5,8 @@ import type { SessionMessage } from '$lib/domain/session';
 export const COMPACT_AT = 0.75;
 /** Keep the newest turns worth at most this share of the window in full. */
 export const KEEP_SHARE = 0.4;
-const RESULT_CHARS = 2_000;
+/** How much of a long tool result a summary's transcript, or a Chat run's budgeted request, keeps. */
+export const RESULT_CHARS = 2_000;
 
 /**
  * What one image counts for: about what providers charge for a picture of at most 1280 px

@@ -1,6 +1,6 @@
 import { HearthFailure, toHearthError, type HearthError } from '$lib/domain/errors';
 import { sha256Hex } from '$lib/domain/hash';
-import type { ContentPart, ModelMessage, StreamPart } from '$lib/domain/model';
+import type { ContentPart, ModelMessage, StreamPart, Usage } from '$lib/domain/model';
 import { addUsage } from '$lib/domain/run';
 import { textMetrics } from '$lib/domain/text-metrics';
 import type { ToolId } from '$lib/domain/tool-id';
@@ -50,8 +50,10 @@ export interface InvocationScenario {
   textOnlyTurn: 'answer' | 'drift' | 'return';
   /** The person's instructions during the run (the foreground chain takes them). */
   guidance?: Pick<GuidanceMailbox, 'take' | 'pending'>;
-  /** Runs before each request (a Session compacts a long history here). */
+  /** Runs before each request (a Session compacts a long history here, a Chat run fits its budget). */
   beforeRequest?: (round: number, signal: AbortSignal) => Promise<void>;
+  /** Runs after each completed model turn with the usage its provider reported (a Chat run calibrates its token count). */
+  afterResponse?: (round: number, usage: Usage) => Promise<void>;
   /** How replies are sampled (a Chat run's preset, D23; the connection's pins go over it); absent: the provider's defaults. */
   sampler?: SamplerSettings;
 }
@@ -194,6 +196,7 @@ export async function runInvocation(
           : { kind: 'failed', error: outcome.error };
       }
       const turn = outcome.turn;
+      await scenario.afterResponse?.(round, turn.usage);
       const { path: responsePath, record: response } = storedResponse(turn, round);
 
       if (turn.toolCalls.length === 0) {

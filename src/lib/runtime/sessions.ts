@@ -32,6 +32,7 @@ import {
 } from './compaction';
 import { rootInvocation } from './invocation';
 import { acceptsImages } from '$lib/domain/vision';
+import { contextWindowOf } from '$lib/domain/model-context';
 import { checkUserImages, userMessageParts } from '$lib/domain/user-images';
 import { connectionFor, connectionOfRun } from './model-binding';
 import { collectModelTurn } from './model-turn';
@@ -316,7 +317,8 @@ export class SessionService {
       ),
       skills.section,
     );
-    const contextWindow = connection.kind === 'remote' ? connection.contextWindow : undefined;
+    // The connection's typed window, else the model's known one; unknown models are not compacted.
+    const contextWindow = contextWindowOf(connection, run.model)?.tokens;
     const events = input.resumed ? await this.#events(run.id) : [];
     return {
       invocation: rootInvocation({

@@ -89,4 +89,50 @@ describe('Session compaction', () => {
     expect(stored.messages.map((m) => m.index)).toEqual([0, 1, 2, 3, 4]);
     expect(stored.messages[3]).toMatchObject({ summaryOf: { from: 0, to: 1 } });
   });
+
+  /** A session on a connection to `model`, with an early message of about 3,000 tokens. */
+  async function longSession(model: string, contextWindow?: number) {
+    const script = scriptedGateway([{ text: 'SUMMARY: foxes.' }, { text: 'Here it is.' }]);
+    const h = runtimeHarness(script.gateway);
+    await h.deps.connections.put({
+      ...draftFromPreset('custom'),
+      kind: 'remote',
+      id: 'known',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      apiKey: '',
+      model,
+      ...(contextWindow ? { contextWindow } : {}),
+    });
+    const session = await h.service.create({ connectionId: 'known' });
+    const base = { sessionId: session.id, runId: null, createdAt: 0 };
+    await h.sessions.appendMessages([
+      { ...base, index: 0, role: 'user', parts: [{ type: 'text', text: `EARLY ${'fox '.repeat(3_000)}` }] },
+      { ...base, index: 1, role: 'assistant', parts: [{ type: 'text', text: 'noted '.repeat(300) }] },
+    ]);
+    const updates = await collect(h.service.send(session.id, 'write it now'));
+    const compacted = updates.filter((u) => u.type === 'event' && u.event.type === 'session_compacted');
+    return { requests: script.requests, compacted: compacted.length };
+  }
+
+  it("compacts to a known model's window when the connection has none typed in", async () => {
+    // phi-3-mini-4k: 4,096 tokens, which the early message alone nearly fills.
+    const { requests, compacted } = await longSession('phi-3-mini-4k-instruct');
+    expect(compacted).toBe(1);
+    expect(requests[0]).toMatchObject({ toolChoice: 'none', tools: [] });
+    expect(JSON.stringify(requests[1]!.messages)).not.toContain('EARLY');
+    expect(JSON.stringify(requests[1]!.messages)).toContain('SUMMARY: foxes.');
+  });
+
+  it("the connection's typed window overrides the known one", async () => {
+    const { requests, compacted } = await longSession('phi-3-mini-4k-instruct', 100_000);
+    expect(compacted).toBe(0);
+    expect(JSON.stringify(requests[0]!.messages)).toContain('EARLY');
+  });
+
+  it('an unknown model without a typed window is not compacted', async () => {
+    const { requests, compacted } = await longSession('my-finetune');
+    expect(compacted).toBe(0);
+    expect(requests).toHaveLength(1);
+    expect(JSON.stringify(requests[0]!.messages)).toContain('EARLY');
+  });
 });

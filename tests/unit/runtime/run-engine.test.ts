@@ -117,6 +117,7 @@ describe('one engine: the exact journals', () => {
       'status:assembling_context',
       'persistent_projection_initialized',
       'profile_resolved',
+      'chat_prompt_assembled',
       'agent_invocation_created',
       'agent_invocation_started',
       'context_assembled',
