@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   cardWorld,
+  characterNoteOf,
+  chatPersona,
   chatWorld,
   extraBooksOf,
   planPersonas,
@@ -208,6 +210,18 @@ const SETTINGS = {
       ],
     },
   },
+  extension_settings: {
+    note: {
+      default: '',
+      chara: [
+        { name: 'Aqua', prompt: 'Aqua boasts.', useChara: true, position: 2 },
+        { name: 'Megumin', prompt: 'Explosions only.', useChara: false },
+        { name: 'Darkness', prompt: 'Stoic.', useChara: true, position: 1 },
+        { prompt: 'no name' },
+        'junk',
+      ],
+    },
+  },
 };
 
 function settings(json: unknown): StSettings {
@@ -231,6 +245,12 @@ describe('readStSettings', () => {
         { character: 'Megumin.png', books: ['Toaru'] },
       ],
       selectedPreset: null,
+      // authors-note.js AN:32-36, 201-206: position 0 replace (the default), 1 before, 2 after.
+      characterNotes: [
+        { character: 'Aqua', note: { text: 'Aqua boasts.', mode: 'after', enabled: true } },
+        { character: 'Megumin', note: { text: 'Explosions only.', mode: 'replace', enabled: false } },
+        { character: 'Darkness', note: { text: 'Stoic.', mode: 'before', enabled: true } },
+      ],
     });
   });
 
@@ -243,6 +263,7 @@ describe('readStSettings', () => {
       globalBooks: [],
       characterBooks: [],
       selectedPreset: null,
+      characterNotes: [],
     });
     expect(settings({ world_info: { globalSelect: ['Old'] } }).globalBooks).toEqual(['Old']);
   });
@@ -279,6 +300,28 @@ describe('planPersonas and attachments', () => {
     expect(extraBooksOf(s, card('Aqua.png'))).toEqual(['Eldoria', 'Toaru']);
     expect(extraBooksOf(s, card('Megumin.png'))).toEqual(['Toaru']);
     expect(extraBooksOf(s, card('Darkness.png'))).toEqual([]);
+  });
+
+  it('finds a card’s author’s note by its file name without extension (getCharaFilename, utils.js:924-931)', () => {
+    const s = settings(SETTINGS);
+    const card = (fileName: string) => ({
+      path: `characters/${fileName}`,
+      fileName,
+      internalName: fileName.replace(/\.png$/, ''),
+    });
+    expect(characterNoteOf(s, card('Aqua.png'))).toEqual({
+      text: 'Aqua boasts.',
+      mode: 'after',
+      enabled: true,
+    });
+    expect(characterNoteOf(s, card('Kazuma.png'))).toBeNull();
+  });
+
+  it('reads the persona a chat is locked to (personas.js:598, 657)', () => {
+    expect(chatPersona({ persona: 'knight.png' })).toBe('knight.png');
+    expect(chatPersona({ persona: '' })).toBeNull();
+    expect(chatPersona({ persona: 5 })).toBeNull();
+    expect(chatPersona({})).toBeNull();
   });
 
   it('reads the world a card and a chat link', () => {
