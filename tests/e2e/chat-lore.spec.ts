@@ -165,3 +165,39 @@ test("an author's note in the chat at depth 1: saved, sent one message before th
   await expect(dialog.getByRole('spinbutton', { name: 'Depth' })).toHaveValue('1');
   await expect(dialog.getByRole('combobox', { name: 'Role' })).toHaveValue('user');
 });
+
+test("a character's own note, set on its page, goes after the chat's note in the prompt", async ({
+  page,
+}) => {
+  await page.goto('./');
+  await page.waitForFunction(() => window.hearth !== undefined);
+  const { characterId, chatId } = await page.evaluate(async () => {
+    const c = await window.hearth.characters.create('Orrin');
+    const chat = await window.hearth.chats.create(c.id);
+    await window.hearth.chats.setAuthorsNote(chat.id, {
+      text: 'Night falls.',
+      position: 'in_prompt',
+      depth: 4,
+      role: 'system',
+      interval: 1,
+    });
+    return { characterId: c.id, chatId: chat.id };
+  });
+  await page.goto(`./#/characters/${characterId}`);
+  await page.getByRole('textbox', { name: 'Character’s note' }).fill('{{char}} counts the lamps.');
+  await page.getByRole('checkbox', { name: 'Use this note in this character’s chats' }).check();
+  await page.getByRole('radio', { name: 'After the chat’s note' }).check();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved “Orrin”.' })).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole('radio', { name: 'After the chat’s note' })).toBeChecked();
+  await expect(page.getByRole('checkbox', { name: 'Use this note in this character’s chats' })).toBeChecked();
+
+  await page.goto(`./#/chats/${chatId}`);
+  await page.getByRole('button', { name: 'Show the prompt' }).click();
+  const note = page
+    .getByRole('dialog', { name: 'The next reply’s prompt' })
+    .getByRole('listitem')
+    .filter({ hasText: "author's note" });
+  await expect(note.locator('pre')).toHaveText('Night falls.\nOrrin counts the lamps.');
+});
