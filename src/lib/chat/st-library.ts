@@ -1,7 +1,12 @@
 import { hearthError, type HearthError } from '$lib/domain/errors';
 import { err, ok, type Result } from '$lib/domain/result';
 import { isRecord } from './json-fields';
-import { characterNoteFromSillyTavern, type CharacterNote } from './prompt/authors-note';
+import {
+  authorsNoteFromMetadata,
+  characterNoteFromSillyTavern,
+  type AuthorsNote,
+  type CharacterNote,
+} from './prompt/authors-note';
 
 /**
  * What each file of a SillyTavern user-data folder is (`data/<handle>/`, also a zip of it as
@@ -80,6 +85,8 @@ export interface StSettings {
   selectedPreset: string | null;
   /** Characters' own author's notes: `character` is the card's file name without extension. */
   characterNotes: { character: string; note: CharacterNote }[];
+  /** The default author's note, as the `chat_metadata.note_*` keys a chat without them takes. */
+  noteDefaults: Record<string, unknown>;
 }
 
 export interface StPersona {
@@ -298,7 +305,7 @@ const names = (v: unknown): string[] =>
  * {avatar file: name}, `power_user.persona_descriptions` {avatar file: {description, …}},
  * `power_user.default_persona`, `world_info_settings.world_info.globalSelect` and `.charLore`
  * [{name, extraBooks}], `extension_settings.note.chara` [{name, prompt, useChara, position}]
- * (authors-note.js AN:177-225). Anything else in it (generation settings, UI) is not Hearth's.
+ * (authors-note.js AN:177-225) and the default note (`.default`, `.defaultPosition`, …). Anything else in it (generation settings, UI) is not Hearth's.
  * Fields of the wrong type read as absent.
  */
 export function readStSettings(json: unknown): Result<StSettings, HearthError> {
@@ -329,8 +336,16 @@ export function readStSettings(json: unknown): Result<StSettings, HearthError> {
     .filter(isRecord)
     .map((entry) => ({ character: text(entry.name), note: characterNoteFromSillyTavern(entry) }))
     .filter((entry) => entry.character !== '');
+  const noteDefaults = {
+    note_prompt: noteSettings.default,
+    note_interval: noteSettings.defaultInterval,
+    note_position: noteSettings.defaultPosition,
+    note_depth: noteSettings.defaultDepth,
+    note_role: noteSettings.defaultRole,
+  };
   return ok({
     characterNotes,
+    noteDefaults,
     selectedPreset: text(json.preset_settings_openai) || null,
     personas,
     defaultPersona: defaultPersona === '' ? null : defaultPersona,
@@ -387,4 +402,15 @@ export function chatWorld(chatMetadata: Record<string, unknown>): string | null 
 /** The persona a chat is locked to (`chat_metadata.persona`, its avatar file; personas.js:598, 657), or null. */
 export function chatPersona(chatMetadata: Record<string, unknown>): string | null {
   return text(chatMetadata.persona).trim() || null;
+}
+
+/**
+ * A library chat's author's note as SillyTavern opens it: each `note_*` key the chat has, else
+ * the default from settings.json, else SillyTavern's own default (AN:237-262).
+ */
+export function libraryChatNote(settings: StSettings, chatMetadata: Record<string, unknown>): AuthorsNote {
+  const keys = Object.keys(settings.noteDefaults);
+  return authorsNoteFromMetadata(
+    Object.fromEntries(keys.map((k) => [k, chatMetadata[k] ?? settings.noteDefaults[k]])),
+  );
 }

@@ -6,6 +6,7 @@ import {
   chatPersona,
   chatWorld,
   extraBooksOf,
+  libraryChatNote,
   planPersonas,
   planStLibrary,
   readStSettings,
@@ -21,6 +22,7 @@ import type { CharacterStore, LorebookStore, PersonaStore } from '$lib/ports/cha
 import type { ChatStore } from '$lib/ports/chats';
 import type { PresetStore } from '$lib/ports/presets';
 import { presetFromSillyTavern } from '$lib/chat/preset/sillytavern';
+import { DEFAULT_AUTHORS_NOTE } from '$lib/chat/prompt/authors-note';
 import type { Ids } from '$lib/ports/clock';
 import type { ChatService } from './chats';
 import {
@@ -82,7 +84,7 @@ export interface StLibraryDeps {
     chats: ChatStore;
     presets: PresetStore;
   };
-  chats: Pick<ChatService, 'importJsonl'>;
+  chats: Pick<ChatService, 'importJsonl' | 'setAuthorsNote'>;
   ids: Ids;
 }
 
@@ -162,6 +164,7 @@ export async function importStLibrary(
     characterBooks: [],
     selectedPreset: null,
     characterNotes: [],
+    noteDefaults: {},
   };
   if (plan.settings) {
     try {
@@ -383,6 +386,9 @@ export async function importStLibrary(
         lorebookIds: book ? [book.id] : [],
         personaId: persona?.id ?? null,
       });
+      const note = libraryChatNote(settings, header.chatMetadata);
+      if (!sameContent(note, chat.authorsNote ?? DEFAULT_AUTHORS_NOTE))
+        await deps.chats.setAuthorsNote(chat.id, note);
       summary.chats.push({
         id: chat.id,
         characterId: character.id,

@@ -4,6 +4,7 @@ import {
   characterNoteOf,
   chatPersona,
   chatWorld,
+  libraryChatNote,
   extraBooksOf,
   planPersonas,
   planStLibrary,
@@ -12,6 +13,7 @@ import {
   type StLibraryPlan,
   type StSettings,
 } from '$lib/chat/st-library';
+import { DEFAULT_AUTHORS_NOTE } from '$lib/chat/prompt/authors-note';
 
 const LIMITS: StLibraryLimits = {
   maxFiles: 100,
@@ -251,6 +253,7 @@ describe('readStSettings', () => {
         { character: 'Megumin', note: { text: 'Explosions only.', mode: 'replace', enabled: false } },
         { character: 'Darkness', note: { text: 'Stoic.', mode: 'before', enabled: true } },
       ],
+      noteDefaults: { note_prompt: '' },
     });
   });
 
@@ -264,6 +267,7 @@ describe('readStSettings', () => {
       characterBooks: [],
       selectedPreset: null,
       characterNotes: [],
+      noteDefaults: {},
     });
     expect(settings({ world_info: { globalSelect: ['Old'] } }).globalBooks).toEqual(['Old']);
   });
@@ -315,6 +319,27 @@ describe('planPersonas and attachments', () => {
       enabled: true,
     });
     expect(characterNoteOf(s, card('Kazuma.png'))).toBeNull();
+  });
+
+  it('gives a chat without note keys the default note of settings.json, key by key (AN:241-261)', () => {
+    const s = settings({
+      extension_settings: { note: { default: 'Be vivid.', defaultPosition: 0, defaultInterval: 2 } },
+    });
+    expect(libraryChatNote(s, {})).toEqual({
+      text: 'Be vivid.',
+      position: 'in_prompt',
+      depth: 4,
+      role: 'system',
+      interval: 2,
+    });
+    expect(libraryChatNote(s, { note_prompt: 'Own.', note_position: 1, note_interval: null })).toEqual({
+      text: 'Own.',
+      position: 'in_chat',
+      depth: 4,
+      role: 'system',
+      interval: 2,
+    });
+    expect(libraryChatNote(settings({}), {})).toEqual(DEFAULT_AUTHORS_NOTE);
   });
 
   it('reads the persona a chat is locked to (personas.js:598, 657)', () => {

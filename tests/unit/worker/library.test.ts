@@ -254,7 +254,11 @@ describe('library.importSillyTavern', () => {
     const files = library();
     const settings = JSON.parse(new TextDecoder().decode(files['settings.json']));
     settings.extension_settings = {
-      note: { chara: [{ name: 'Orrin', prompt: 'Orrin hums while he works.', useChara: true, position: 2 }] },
+      note: {
+        chara: [{ name: 'Orrin', prompt: 'Orrin hums while he works.', useChara: true, position: 2 }],
+        default: 'Be vivid.',
+        defaultInterval: 2,
+      },
     };
     files['settings.json'] = bytes(JSON.stringify(settings));
     const [head, ...rest] = fixture('chat.jsonl').split('\n');
@@ -279,6 +283,22 @@ describe('library.importSillyTavern', () => {
     expect(reason(summary, 'default-user/chats/Plain/Plain - 2.jsonl')).toEqual([
       'persona gone.png not set: it was not imported, so the chat uses the default persona',
     ]);
+
+    // A chat without note keys takes settings.json's default note; one with them keeps its own.
+    expect((await chatOf('Plain - 1'))!.authorsNote).toEqual({
+      text: 'Be vivid.',
+      position: 'in_chat',
+      depth: 4,
+      role: 'system',
+      interval: 2,
+    });
+    expect(orrinChat.authorsNote).toEqual({
+      text: 'Night falls.',
+      position: 'in_prompt',
+      depth: 4,
+      role: 'system',
+      interval: 1,
+    });
 
     const orrin = await deps.characters.get(orrinChat.characterId);
     expect(orrin!.note).toEqual({ text: 'Orrin hums while he works.', mode: 'after', enabled: true });
