@@ -38,7 +38,9 @@ async function misnamedSelects(page: Page): Promise<string[]> {
     const squash = (t: string | null | undefined) => (t ?? '').replace(/\s+/g, ' ').trim();
     axe.setup();
     try {
-      return [...document.querySelectorAll('select')]
+      // Behind an open modal dialog the page is inert: only the dialog's selects are named.
+      const modal = document.querySelector('dialog:modal');
+      return [...(modal ?? document).querySelectorAll('select')]
         .filter((s) => s.checkVisibility())
         .flatMap((select) => {
           let label = select.getAttribute('aria-label');
@@ -167,6 +169,11 @@ test('every page: labelled controls and no serious or critical accessibility vio
   await page.getByRole('button', { name: 'New chat' }).click();
   await expect(page.locator('.chat-message').first()).toBeVisible();
   await audit('a chat');
+  await page.getByRole('button', { name: 'Author’s note' }).click();
+  await expect(page.getByRole('dialog', { name: 'Author’s note' })).toBeVisible();
+  await audit('the author’s note');
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('dialog', { name: 'Author’s note' })).toBeHidden();
   // The chat's controls as a screen reader announces them.
   const snapshot = await page.locator('.chat').ariaSnapshot();
   for (const control of [

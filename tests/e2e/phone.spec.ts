@@ -32,4 +32,9 @@ test('on a phone, a session and a chat fit the screen with their composer in rea
     // Wide enough to read the choice, not squeezed to a couple of letters.
     expect((await picker.boundingBox())!.width).toBeGreaterThan(120);
   }
+  // The author's note dialog fits too, its Save in reach.
+  await page.getByRole('button', { name: 'Author’s note' }).click();
+  const note = page.getByRole('dialog', { name: 'Author’s note' });
+  await fitsTheScreen(page, note.getByRole('textbox', { name: 'Note' }));
+  await fitsTheScreen(page, note.getByRole('button', { name: 'Save' }));
 });

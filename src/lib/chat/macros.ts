@@ -130,7 +130,6 @@ export function expandMacros(text: string, ctx: MacroContext): string {
     .replace(/\{\{noop\}\}/gi, '');
 
   const values = new Map<string, string>();
-  for (const [k, v] of Object.entries(ctx.values ?? {})) values.set(k.toLowerCase(), v);
   const named: [string, string | undefined][] = [
     ['user', ctx.user],
     ['char', char],
@@ -145,6 +144,8 @@ export function expandMacros(text: string, ctx: MacroContext): string {
     ['charifnotgroup', group],
   ];
   for (const [k, v] of named) if (v !== undefined) values.set(k, v);
+  // A given value wins: a card field formatted into a template comes in already expanded.
+  for (const [k, v] of Object.entries(ctx.values ?? {})) values.set(k.toLowerCase(), v);
   out = out.replace(
     /\{\{([A-Za-z_][\w-]*)\}\}/g,
     (whole, name: string) => values.get(name.toLowerCase()) ?? whole,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CharacterCardSchema } from './card';
 import type { ChatMessage } from './chat-jsonl';
 import { LorebookSchema } from './lorebook';
-import { AuthorsNoteSchema } from './prompt/authors-note';
+import { AuthorsNoteSchema, CharacterNoteSchema } from './prompt/authors-note';
 
 /**
  * What Hearth keeps of characters, personas, lorebooks and chats (the Dexie rows decode through
@@ -24,6 +24,8 @@ export const CharacterRecordSchema = z.object({
   /** A PNG without card chunks. */
   avatar: BytesSchema.optional(),
   lorebookIds: z.array(z.string()),
+  /** The character's own author's note, for every chat with it (SillyTavern's `note.chara`). */
+  note: CharacterNoteSchema.optional(),
   createdAt: z.number(),
   updatedAt: z.number(),
 });
@@ -99,12 +101,12 @@ export type ChatSummary = ChatRecord & ChatStats;
 /** How much of the last message a chat's list keeps. */
 export const CHAT_PREVIEW_LENGTH = 200;
 
-/** What a person changes about a chat from its header. `lorebookIds`: books attached to this chat only. */
+/**
+ * What a person changes about a chat from its header. `lorebookIds`: books attached to this chat
+ * only. The author's note has its own call, which checks it.
+ */
 export type ChatPatch = Partial<
-  Pick<
-    ChatRecord,
-    'title' | 'personaId' | 'connectionId' | 'lorebookIds' | 'profileId' | 'presetId' | 'authorsNote'
-  >
+  Pick<ChatRecord, 'title' | 'personaId' | 'connectionId' | 'lorebookIds' | 'profileId' | 'presetId'>
 >;
 
 /** One message of a chat, keyed by `[chatId+index]` (0-based). */

@@ -1,6 +1,12 @@
 import { hearthError, type HearthError } from '$lib/domain/errors';
 import { err, ok, type Result } from '$lib/domain/result';
 import { isRecord } from './json-fields';
+import {
+  authorsNoteFromMetadata,
+  characterNoteFromSillyTavern,
+  type AuthorsNote,
+  type CharacterNote,
+} from './prompt/authors-note';
 
 /**
  * What each file of a SillyTavern user-data folder is (`data/<handle>/`, also a zip of it as
@@ -77,6 +83,10 @@ export interface StSettings {
   characterBooks: { character: string; books: string[] }[];
   /** The Chat Completion preset SillyTavern had selected (`preset_settings_openai`), by name. */
   selectedPreset: string | null;
+  /** Characters' own author's notes: `character` is the card's file name without extension. */
+  characterNotes: { character: string; note: CharacterNote }[];
+  /** The default author's note, as the `chat_metadata.note_*` keys a chat without them takes. */
+  noteDefaults: Record<string, unknown>;
 }
 
 export interface StPersona {
@@ -291,10 +301,12 @@ const names = (v: unknown): string[] =>
   Array.isArray(v) ? [...new Set(v.filter((x): x is string => typeof x === 'string' && x !== ''))] : [];
 
 /**
- * Personas and lorebook attachments from settings.json: `power_user.personas` {avatar file: name},
- * `power_user.persona_descriptions` {avatar file: {description, …}}, `power_user.default_persona`,
- * `world_info_settings.world_info.globalSelect` and `.charLore` [{name, extraBooks}]. Anything
- * else in it (generation settings, UI) is not Hearth's. Fields of the wrong type read as absent.
+ * Personas, lorebook attachments and characters' notes from settings.json: `power_user.personas`
+ * {avatar file: name}, `power_user.persona_descriptions` {avatar file: {description, …}},
+ * `power_user.default_persona`, `world_info_settings.world_info.globalSelect` and `.charLore`
+ * [{name, extraBooks}], `extension_settings.note.chara` [{name, prompt, useChara, position}]
+ * (authors-note.js AN:177-225) and the default note (`.default`, `.defaultPosition`, …). Anything else in it (generation settings, UI) is not Hearth's.
+ * Fields of the wrong type read as absent.
  */
 export function readStSettings(json: unknown): Result<StSettings, HearthError> {
   if (!isRecord(json)) return err(hearthError('library.invalid', 'settings.json is not a JSON object.'));
@@ -318,7 +330,22 @@ export function readStSettings(json: unknown): Result<StSettings, HearthError> {
     .map((lore) => ({ character: text(lore.name), books: names(lore.extraBooks) }))
     .filter((lore) => lore.character !== '' && lore.books.length > 0);
   const defaultPersona = text(power.default_persona);
+  const extensions = isRecord(json.extension_settings) ? json.extension_settings : {};
+  const noteSettings = isRecord(extensions.note) ? extensions.note : {};
+  const characterNotes = (Array.isArray(noteSettings.chara) ? noteSettings.chara : [])
+    .filter(isRecord)
+    .map((entry) => ({ character: text(entry.name), note: characterNoteFromSillyTavern(entry) }))
+    .filter((entry) => entry.character !== '');
+  const noteDefaults = {
+    note_prompt: noteSettings.default,
+    note_interval: noteSettings.defaultInterval,
+    note_position: noteSettings.defaultPosition,
+    note_depth: noteSettings.defaultDepth,
+    note_role: noteSettings.defaultRole,
+  };
   return ok({
+    characterNotes,
+    noteDefaults,
     selectedPreset: text(json.preset_settings_openai) || null,
     personas,
     defaultPersona: defaultPersona === '' ? null : defaultPersona,
@@ -353,6 +380,15 @@ export function extraBooksOf(settings: StSettings, card: StCardFile): string[] {
     .flatMap((lore) => lore.books);
 }
 
+/** The card's own author's note in settings.json (matched by its file name, with or without extension). */
+export function characterNoteOf(settings: StSettings, card: StCardFile): CharacterNote | null {
+  return (
+    settings.characterNotes.find(
+      (entry) => entry.character === card.internalName || entry.character === card.fileName,
+    )?.note ?? null
+  );
+}
+
 /** The world a card links as its own (`data.extensions.world`), or null. */
 export function cardWorld(extensions: Record<string, unknown>): string | null {
   return text(extensions.world).trim() || null;
@@ -361,4 +397,20 @@ export function cardWorld(extensions: Record<string, unknown>): string | null {
 /** The world a chat links (`chat_metadata.world_info`), or null. */
 export function chatWorld(chatMetadata: Record<string, unknown>): string | null {
   return text(chatMetadata.world_info).trim() || null;
+}
+
+/** The persona a chat is locked to (`chat_metadata.persona`, its avatar file; personas.js:598, 657), or null. */
+export function chatPersona(chatMetadata: Record<string, unknown>): string | null {
+  return text(chatMetadata.persona).trim() || null;
+}
+
+/**
+ * A library chat's author's note as SillyTavern opens it: each `note_*` key the chat has, else
+ * the default from settings.json, else SillyTavern's own default (AN:237-262).
+ */
+export function libraryChatNote(settings: StSettings, chatMetadata: Record<string, unknown>): AuthorsNote {
+  const keys = Object.keys(settings.noteDefaults);
+  return authorsNoteFromMetadata(
+    Object.fromEntries(keys.map((k) => [k, chatMetadata[k] ?? settings.noteDefaults[k]])),
+  );
 }

@@ -14,7 +14,9 @@ import { SettledCallsRpc, type SettledCall } from './settled-calls';
 import { serveRpc } from '$lib/worker/rpc';
 import type {
   ApprovalDecision,
+  AuthorsNote,
   CharacterCardPatch,
+  CharacterNote,
   ChatPatch,
   HearthMethods,
   HearthStreams,
@@ -246,10 +248,18 @@ export class HearthClient {
     create: (name: string) => this.#rpc.call('characters.create', { name }),
     setFavorite: (id: string, favorite: boolean) =>
       this.#rpc.call('characters.setFavorite', { id, favorite }),
-    /** `avatar`: a PNG, or null to remove it; `lorebookIds`: attached lorebooks in order. */
+    /**
+     * `avatar`: a PNG, or null to remove it; `lorebookIds`: attached lorebooks in order; `note`:
+     * the character's note, or null to remove it.
+     */
     update: (
       id: string,
-      patch: { card?: CharacterCardPatch; avatar?: Uint8Array | null; lorebookIds?: string[] },
+      patch: {
+        card?: CharacterCardPatch;
+        avatar?: Uint8Array | null;
+        lorebookIds?: string[];
+        note?: CharacterNote | null;
+      },
     ) => this.#rpc.call('characters.update', { id, ...patch }, { transfer: transferOf(patch.avatar) }),
     duplicate: (id: string) => this.#rpc.call('characters.duplicate', { id }),
     delete: (id: string) => this.#rpc.call('characters.delete', { id }),
@@ -315,6 +325,9 @@ export class HearthClient {
     /** The messages the next reply would send ("Show the prompt"); `draft`: a message about to be sent. */
     preview: (chatId: string, draft?: string) => this.#rpc.call('chats.preview', { chatId, draft }),
     update: (chatId: string, patch: ChatPatch) => this.#rpc.call('chats.update', { chatId, ...patch }),
+    /** The chat's author's note from the next reply on; null: none. */
+    setAuthorsNote: (chatId: string, note: AuthorsNote | null) =>
+      this.#rpc.call('chats.setAuthorsNote', { chatId, note }),
     delete: (chatId: string) => this.#rpc.call('chats.delete', { chatId }),
     /** Edits the shown swipe of message `index`. */
     editMessage: (chatId: string, index: number, text: string) =>

@@ -217,6 +217,7 @@ export type ErrorCode =
   | 'storage.corrupt_record'
   | 'chat.invalid_jsonl'
   | 'chat.invalid_header'
+  | 'chat.invalid_authors_note'
   // a SillyTavern library brought over whole (chat/st-library.ts)
   | 'library.invalid'
   | 'library.too_large'

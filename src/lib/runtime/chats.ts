@@ -52,7 +52,13 @@ import type { Tokenizers } from '$lib/ports/tokenizer';
 import { maxReplyTokens, type Preset } from '$lib/chat/preset/preset';
 import { historyCovered, promptBudget } from '$lib/chat/prompt/budget';
 import { DEFAULT_PRESET_ID, defaultPreset } from '$lib/chat/preset/sillytavern';
-import { authorsNoteFromMetadata, DEFAULT_AUTHORS_NOTE } from '$lib/chat/prompt/authors-note';
+import {
+  authorsNoteFromMetadata,
+  AuthorsNoteSchema,
+  authorsNoteToMetadata,
+  DEFAULT_AUTHORS_NOTE,
+  type AuthorsNote,
+} from '$lib/chat/prompt/authors-note';
 import type { SamplerSettings } from '$lib/domain/sampler';
 import type { Workspace, WorkspaceStore } from '$lib/ports/workspace';
 import { auditPaths, chatAuditLayout } from './audit-paths';
@@ -301,8 +307,41 @@ export class ChatService {
     return next;
   }
 
-  /** `lorebookIds`: books to attach to the chat (a library's chat links its world). */
-  async importJsonl(characterId: string, fileName: string, bytes: Uint8Array, lorebookIds: string[] = []) {
+  /**
+   * The chat's author's note from the next reply on (null: none). Checked here: a note the
+   * assembly cannot read is refused, and the chat is left as it was.
+   */
+  async setAuthorsNote(chatId: string, note: AuthorsNote | null): Promise<ChatRecord> {
+    const chat = await this.#chat(chatId);
+    const next: ChatRecord = { ...chat, updatedAt: this.deps.clock.now() };
+    if (note === null) delete next.authorsNote;
+    else {
+      const parsed = AuthorsNoteSchema.strict().safeParse(note);
+      if (!parsed.success) {
+        const first = parsed.error.issues[0];
+        throw new HearthFailure(
+          hearthError(
+            'chat.invalid_authors_note',
+            `The author's note cannot be saved: ${first ? `${first.path.join('.') || 'note'}: ${first.message}` : 'invalid'}.`,
+          ),
+        );
+      }
+      next.authorsNote = parsed.data;
+    }
+    await this.deps.chats.put(next);
+    return next;
+  }
+
+  /**
+   * `linked`: what a library's chat brings beside its file: books to attach (the world it links)
+   * and the persona it was locked to.
+   */
+  async importJsonl(
+    characterId: string,
+    fileName: string,
+    bytes: Uint8Array,
+    linked: { lorebookIds?: string[]; personaId?: string | null } = {},
+  ) {
     await this.#character(characterId);
     const parsed = parseChatJsonl(new TextDecoder().decode(bytes));
     if (!parsed.ok) throw new HearthFailure(parsed.error);
@@ -311,8 +350,8 @@ export class ChatService {
       id: this.deps.ids.contentId('chat'),
       characterId,
       title: chatTitleFromFileName(fileName),
-      personaId: null,
-      lorebookIds,
+      personaId: linked.personaId ?? null,
+      lorebookIds: linked.lorebookIds ?? [],
       ...authorsNoteOf(parsed.value.transcript.header.chatMetadata),
       createdAt: now,
       updatedAt: now,
@@ -334,7 +373,7 @@ export class ChatService {
         userName: persona.name,
         characterName: character.card.name,
         createDate: isoDate(chat.createdAt),
-        chatMetadata: {},
+        chatMetadata: chat.authorsNote ? authorsNoteToMetadata(chat.authorsNote) : {},
         unknown: {},
       },
       messages: messages.map(({ chatId: _c, index: _i, ...m }) => m),
@@ -1133,6 +1172,7 @@ export class ChatService {
       history: ctx.history,
       activation: ctx.activation,
       authorsNote: ctx.chat.authorsNote ?? DEFAULT_AUTHORS_NOTE,
+      characterNote: ctx.character.note ?? null,
       agentSystemPrompt: ctx.profile.instructions.agentSystemPrompt,
       historyLimit: ctx.profile.context.initialChatHistoryMessages,
       includeActivatedWorldInfo: ctx.profile.context.includeActivatedWorldInfo,
@@ -1318,10 +1358,14 @@ function ofWholeChat(budget: ChatPromptBudget, history: readonly ChatMessageRow[
   return { ...budget, history: { ...budget.history, total: budget.history.total + unread } };
 }
 
-/** A chat's author's note from SillyTavern's `chat_metadata.note_*`, when it has one. */
+/**
+ * A chat's author's note from SillyTavern's `chat_metadata.note_*`, when it has any: its settings
+ * count even without text (a character's note fires on the chat's interval, at its position).
+ */
 function authorsNoteOf(meta: Record<string, unknown>): Pick<ChatRecord, 'authorsNote'> {
-  const note = authorsNoteFromMetadata(meta);
-  return note.text.trim() === '' ? {} : { authorsNote: note };
+  return Object.keys(meta).some((k) => k.startsWith('note_'))
+    ? { authorsNote: authorsNoteFromMetadata(meta) }
+    : {};
 }
 
 /** A message of the person's. */

@@ -1,6 +1,7 @@
 import { parseCard, type CharacterCard } from '$lib/chat/card';
 import { parseWorldInfo, type Lorebook } from '$lib/chat/lorebook';
 import { encodePng, isPng, latin1, readPngChunks, type PngChunk } from '$lib/chat/png';
+import type { CharacterNote } from '$lib/chat/prompt/authors-note';
 import {
   CharacterRecordSchema,
   LorebookRecordSchema,
@@ -127,13 +128,15 @@ export const storedCard = (card: CharacterCard): CharacterCard => ({
 /**
  * Saves a read card as a new character. Its embedded `character_book` becomes a lorebook of its
  * own, attached first, unless `linked` (an existing lorebook: the one the card links) is attached
- * first instead; `extra` (existing lorebooks) are attached after it.
+ * first instead; `extra` (existing lorebooks) are attached after it. `note`: the character's
+ * author's note (a library's settings.json keeps it beside the card).
  */
 export async function saveImportedCard(
   deps: { characters: CharacterStore; ids: Ids },
   fileName: string,
   card: CharacterCard,
   books: { linked?: string; extra?: string[] } = {},
+  note: CharacterNote | null = null,
 ): Promise<CharacterImportResult> {
   const id = deps.ids.contentId('chr');
   const t = Date.now();
@@ -152,6 +155,7 @@ export async function saveImportedCard(
     card: storedCard(card),
     ...(card.avatar ? { avatar: card.avatar } : {}),
     lorebookIds: [books.linked ?? lorebook?.id, ...(books.extra ?? [])].filter((id) => id !== undefined),
+    ...(note ? { note } : {}),
     createdAt: t,
     updatedAt: t,
   };

@@ -2,8 +2,11 @@ import { chatTitleFromFileName, parseChatJsonl } from '$lib/chat/chat-jsonl';
 import type { CharacterRecord, LorebookRecord, LorebookSource, PersonaRecord } from '$lib/chat/records';
 import {
   cardWorld,
+  characterNoteOf,
+  chatPersona,
   chatWorld,
   extraBooksOf,
+  libraryChatNote,
   planPersonas,
   planStLibrary,
   readStSettings,
@@ -19,6 +22,7 @@ import type { CharacterStore, LorebookStore, PersonaStore } from '$lib/ports/cha
 import type { ChatStore } from '$lib/ports/chats';
 import type { PresetStore } from '$lib/ports/presets';
 import { presetFromSillyTavern } from '$lib/chat/preset/sillytavern';
+import { DEFAULT_AUTHORS_NOTE } from '$lib/chat/prompt/authors-note';
 import type { Ids } from '$lib/ports/clock';
 import type { ChatService } from './chats';
 import {
@@ -80,7 +84,7 @@ export interface StLibraryDeps {
     chats: ChatStore;
     presets: PresetStore;
   };
-  chats: Pick<ChatService, 'importJsonl'>;
+  chats: Pick<ChatService, 'importJsonl' | 'setAuthorsNote'>;
   ids: Ids;
 }
 
@@ -159,6 +163,8 @@ export async function importStLibrary(
     globalBooks: [],
     characterBooks: [],
     selectedPreset: null,
+    characterNotes: [],
+    noteDefaults: {},
   };
   if (plan.settings) {
     try {
@@ -265,12 +271,18 @@ export async function importStLibrary(
   for (const file of plan.cards) {
     await step(file.path, async () => {
       const card = readCardFile(file.fileName, await library.read(file.path));
+      const note = characterNoteOf(settings, file);
       const same = existingCharacters.records.find(
         (c) => sameContent(c.card, storedCard(card)) && sameContent(c.avatar, card.avatar ?? undefined),
       );
       if (same) {
         cast.set(file.path, same);
         skip(file.path, UNCHANGED);
+        if (note && !sameContent(same.note, note))
+          skip(
+            file.path,
+            `author's note of “${same.card.name}” not set: Hearth’s character is kept as it is`,
+          );
         return;
       }
       // The world the card links is the live copy of its embedded book (SillyTavern writes the
@@ -284,10 +296,13 @@ export async function importStLibrary(
         if (!book) skip(file.path, missingBook(name));
         else if (book.id !== linked?.id) extra.push(book);
       }
-      const { character, lorebook } = await saveImportedCard(content, file.fileName, card, {
-        linked: linked?.id,
-        extra: extra.map((b) => b.id),
-      });
+      const { character, lorebook } = await saveImportedCard(
+        content,
+        file.fileName,
+        card,
+        { linked: linked?.id, extra: extra.map((b) => b.id) },
+        note,
+      );
       cast.set(file.path, character);
       newCharacters.add(character.id);
       summary.characters.push({ id: character.id, name: character.card.name, path: file.path });
@@ -303,51 +318,7 @@ export async function importStLibrary(
     });
   }
 
-  for (const file of plan.chats) {
-    await step(file.path, async () => {
-      const character = cast.get(file.cardPath);
-      if (!character) {
-        skip(file.path, `not imported: its card ${file.cardPath} was not imported`);
-        return;
-      }
-      const bytes = await library.read(file.path);
-      const parsed = parseChatJsonl(utf8.decode(bytes));
-      if (!parsed.ok) throw new HearthFailure(parsed.error);
-      const { messages, header } = parsed.value.transcript;
-      const title = chatTitleFromFileName(file.fileName);
-      if (!newCharacters.has(character.id)) {
-        for (const chat of await chats.list(character.id)) {
-          if (chat.title !== title) continue;
-          const rows = (await chats.messages(chat.id)).map(({ chatId: _c, index: _i, ...m }) => m);
-          if (sameContent(rows, messages)) {
-            skip(file.path, UNCHANGED);
-            return;
-          }
-        }
-      }
-      const world = chatWorld(header.chatMetadata);
-      const book = world ? worlds.get(world) : undefined;
-      if (world && !book) skip(file.path, missingBook(world));
-      const { chat, problems } = await deps.chats.importJsonl(
-        character.id,
-        file.fileName,
-        bytes,
-        book ? [book.id] : [],
-      );
-      summary.chats.push({
-        id: chat.id,
-        characterId: character.id,
-        characterName: character.card.name,
-        title: chat.title,
-        messages: messages.length,
-        path: file.path,
-        problems,
-      });
-      if (book) summary.attachments.push({ lorebook: book.book.name, scope: 'chat', target: chat.title });
-    });
-  }
-
-  /** Personas by their SillyTavern avatar file. */
+  /** Personas by their SillyTavern avatar file: before the chats, which name the one they are locked to. */
   const cameAs = new Map<string, PersonaRecord>();
   for (const persona of personaPlan.personas) {
     const path = persona.avatarPath ?? plan.settings!;
@@ -376,6 +347,58 @@ export async function importStLibrary(
       });
       cameAs.set(persona.avatarFile, record);
       summary.personas.push({ id: record.id, name: record.name, path });
+    });
+  }
+
+  for (const file of plan.chats) {
+    await step(file.path, async () => {
+      const character = cast.get(file.cardPath);
+      if (!character) {
+        skip(file.path, `not imported: its card ${file.cardPath} was not imported`);
+        return;
+      }
+      const bytes = await library.read(file.path);
+      const parsed = parseChatJsonl(utf8.decode(bytes));
+      if (!parsed.ok) throw new HearthFailure(parsed.error);
+      const { messages, header } = parsed.value.transcript;
+      const title = chatTitleFromFileName(file.fileName);
+      if (!newCharacters.has(character.id)) {
+        for (const chat of await chats.list(character.id)) {
+          if (chat.title !== title) continue;
+          const rows = (await chats.messages(chat.id)).map(({ chatId: _c, index: _i, ...m }) => m);
+          if (sameContent(rows, messages)) {
+            skip(file.path, UNCHANGED);
+            return;
+          }
+        }
+      }
+      const world = chatWorld(header.chatMetadata);
+      const book = world ? worlds.get(world) : undefined;
+      if (world && !book) skip(file.path, missingBook(world));
+      const locked = chatPersona(header.chatMetadata);
+      const persona = locked ? cameAs.get(locked) : undefined;
+      if (locked && !persona)
+        skip(
+          file.path,
+          `persona ${locked} not set: it was not imported, so the chat uses the default persona`,
+        );
+      const { chat, problems } = await deps.chats.importJsonl(character.id, file.fileName, bytes, {
+        lorebookIds: book ? [book.id] : [],
+        personaId: persona?.id ?? null,
+      });
+      const note = libraryChatNote(settings, header.chatMetadata);
+      if (!sameContent(note, chat.authorsNote ?? DEFAULT_AUTHORS_NOTE))
+        await deps.chats.setAuthorsNote(chat.id, note);
+      summary.chats.push({
+        id: chat.id,
+        characterId: character.id,
+        characterName: character.card.name,
+        title: chat.title,
+        messages: messages.length,
+        path: file.path,
+        problems,
+      });
+      if (book) summary.attachments.push({ lorebook: book.book.name, scope: 'chat', target: chat.title });
     });
   }
 

@@ -24,6 +24,7 @@ import type { SessionMessage, SessionRecord, SessionSummary } from '$lib/domain/
 import type { CharacterCard } from '$lib/chat/card';
 import type { Lorebook } from '$lib/chat/lorebook';
 import type { Preset } from '$lib/chat/preset/preset';
+import type { AuthorsNote, CharacterNote } from '$lib/chat/prompt/authors-note';
 import type {
   CharacterRecord,
   ChatMessageRow,
@@ -41,6 +42,7 @@ import type { ChatPrompt } from '$lib/runtime/chat-prompt';
 import type { PresetDetail, PresetSummary } from '$lib/runtime/presets';
 
 export type { StLibrarySummary, StLibraryUpdate };
+export type { AuthorsNote, CharacterNote };
 import type {
   BackupInspection,
   BackupProgress,
@@ -421,14 +423,16 @@ export type CharacterMethods = {
   /** Marks or unmarks the character as a favourite (written into the card as SillyTavern does). */
   'characters.setFavorite': (p: { id: string; favorite: boolean }) => CharacterSummary;
   /**
-   * Changes card fields, the avatar (a PNG; null removes it) and the attached lorebooks (ids of
-   * existing lorebooks, in order: the first is written into exported cards).
+   * Changes card fields, the avatar (a PNG; null removes it), the attached lorebooks (ids of
+   * existing lorebooks, in order: the first is written into exported cards) and the character's
+   * note (null removes it).
    */
   'characters.update': (p: {
     id: string;
     card?: CharacterCardPatch;
     avatar?: Uint8Array | null;
     lorebookIds?: string[];
+    note?: CharacterNote | null;
   }) => CharacterRecord;
   /** A copy named “… (copy)” with the same avatar and attached lorebooks. */
   'characters.duplicate': (p: { id: string }) => CharacterRecord;
@@ -544,6 +548,8 @@ export type ChatMethods = {
   /** "Show the prompt": the messages the next reply would send, each with its source and tokens. */
   'chats.preview': (p: { chatId: string; draft?: string }) => ChatPromptPreview;
   'chats.update': (p: { chatId: string } & ChatPatch) => ChatRecord;
+  /** The chat's author's note (null: none); refused with `chat.invalid_authors_note` when malformed. */
+  'chats.setAuthorsNote': (p: { chatId: string; note: AuthorsNote | null }) => ChatRecord;
   'chats.delete': (p: { chatId: string }) => void;
   /** Edits the shown swipe. */
   'chats.editMessage': (p: { chatId: string; index: number; text: string }) => ChatMessageRow;

@@ -61,6 +61,14 @@ describe('expandMacros', () => {
 
   it('takes extra values case-insensitively', () => {
     expect(expandMacros('{{lastMessage}}', { ...ctx, values: { LastMessage: 'hi' } })).toBe('hi');
+    // Over the context's own: the card's scenario, expanded, formatted into the preset's template.
+    expect(
+      expandMacros('[{{scenario}}]', {
+        ...ctx,
+        scenario: '{{user}} waits',
+        values: { scenario: 'Ann waits' },
+      }),
+    ).toBe('[Ann waits]');
   });
 
   it('does not expand macros inside substituted values', () => {

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   cardWorld,
+  characterNoteOf,
+  chatPersona,
   chatWorld,
+  libraryChatNote,
   extraBooksOf,
   planPersonas,
   planStLibrary,
@@ -10,6 +13,7 @@ import {
   type StLibraryPlan,
   type StSettings,
 } from '$lib/chat/st-library';
+import { DEFAULT_AUTHORS_NOTE } from '$lib/chat/prompt/authors-note';
 
 const LIMITS: StLibraryLimits = {
   maxFiles: 100,
@@ -208,6 +212,18 @@ const SETTINGS = {
       ],
     },
   },
+  extension_settings: {
+    note: {
+      default: '',
+      chara: [
+        { name: 'Aqua', prompt: 'Aqua boasts.', useChara: true, position: 2 },
+        { name: 'Megumin', prompt: 'Explosions only.', useChara: false },
+        { name: 'Darkness', prompt: 'Stoic.', useChara: true, position: 1 },
+        { prompt: 'no name' },
+        'junk',
+      ],
+    },
+  },
 };
 
 function settings(json: unknown): StSettings {
@@ -231,6 +247,13 @@ describe('readStSettings', () => {
         { character: 'Megumin.png', books: ['Toaru'] },
       ],
       selectedPreset: null,
+      // authors-note.js AN:32-36, 201-206: position 0 replace (the default), 1 before, 2 after.
+      characterNotes: [
+        { character: 'Aqua', note: { text: 'Aqua boasts.', mode: 'after', enabled: true } },
+        { character: 'Megumin', note: { text: 'Explosions only.', mode: 'replace', enabled: false } },
+        { character: 'Darkness', note: { text: 'Stoic.', mode: 'before', enabled: true } },
+      ],
+      noteDefaults: { note_prompt: '' },
     });
   });
 
@@ -243,6 +266,8 @@ describe('readStSettings', () => {
       globalBooks: [],
       characterBooks: [],
       selectedPreset: null,
+      characterNotes: [],
+      noteDefaults: {},
     });
     expect(settings({ world_info: { globalSelect: ['Old'] } }).globalBooks).toEqual(['Old']);
   });
@@ -279,6 +304,49 @@ describe('planPersonas and attachments', () => {
     expect(extraBooksOf(s, card('Aqua.png'))).toEqual(['Eldoria', 'Toaru']);
     expect(extraBooksOf(s, card('Megumin.png'))).toEqual(['Toaru']);
     expect(extraBooksOf(s, card('Darkness.png'))).toEqual([]);
+  });
+
+  it('finds a card’s author’s note by its file name without extension (getCharaFilename, utils.js:924-931)', () => {
+    const s = settings(SETTINGS);
+    const card = (fileName: string) => ({
+      path: `characters/${fileName}`,
+      fileName,
+      internalName: fileName.replace(/\.png$/, ''),
+    });
+    expect(characterNoteOf(s, card('Aqua.png'))).toEqual({
+      text: 'Aqua boasts.',
+      mode: 'after',
+      enabled: true,
+    });
+    expect(characterNoteOf(s, card('Kazuma.png'))).toBeNull();
+  });
+
+  it('gives a chat without note keys the default note of settings.json, key by key (AN:241-261)', () => {
+    const s = settings({
+      extension_settings: { note: { default: 'Be vivid.', defaultPosition: 0, defaultInterval: 2 } },
+    });
+    expect(libraryChatNote(s, {})).toEqual({
+      text: 'Be vivid.',
+      position: 'in_prompt',
+      depth: 4,
+      role: 'system',
+      interval: 2,
+    });
+    expect(libraryChatNote(s, { note_prompt: 'Own.', note_position: 1, note_interval: null })).toEqual({
+      text: 'Own.',
+      position: 'in_chat',
+      depth: 4,
+      role: 'system',
+      interval: 2,
+    });
+    expect(libraryChatNote(settings({}), {})).toEqual(DEFAULT_AUTHORS_NOTE);
+  });
+
+  it('reads the persona a chat is locked to (personas.js:598, 657)', () => {
+    expect(chatPersona({ persona: 'knight.png' })).toBe('knight.png');
+    expect(chatPersona({ persona: '' })).toBeNull();
+    expect(chatPersona({ persona: 5 })).toBeNull();
+    expect(chatPersona({})).toBeNull();
   });
 
   it('reads the world a card and a chat link', () => {

@@ -469,3 +469,94 @@ describe("the chat's profile", () => {
     expect(view.messages.at(-1)).toMatchObject({ index: 3_002, mes: 'Found it.' });
   });
 });
+
+describe("author's note", () => {
+  const header = (bytes: Uint8Array) =>
+    JSON.parse(new TextDecoder().decode(bytes).split('\n')[0]!) as { chat_metadata: object };
+
+  it("is saved on the chat, checked, sent in the next reply's prompt, and exported as chat_metadata.note_*", async () => {
+    const { service } = await chatHarness(scriptedGateway([]).gateway);
+    const chat = await service.create('c1');
+    await expect(
+      service.setAuthorsNote(chat.id, {
+        text: 'x',
+        position: 'in_chat',
+        depth: -1,
+        role: 'system',
+        interval: 1,
+      }),
+    ).rejects.toMatchObject({ error: { code: 'chat.invalid_authors_note', message: /depth/ } });
+    await expect(
+      service.setAuthorsNote(chat.id, { text: 'x', position: 'sideways' } as never),
+    ).rejects.toMatchObject({ error: { code: 'chat.invalid_authors_note' } });
+    expect((await service.get(chat.id)).chat.authorsNote).toBeUndefined();
+
+    const note = {
+      text: 'Mention the {{char}} lamp.',
+      position: 'in_chat',
+      depth: 1,
+      role: 'user',
+      interval: 1,
+    } as const;
+    expect((await service.setAuthorsNote(chat.id, note)).authorsNote).toEqual(note);
+    expect((await service.get(chat.id)).chat.authorsNote).toEqual(note);
+
+    const preview = await service.previewPrompt(chat.id, 'Is it lit?');
+    const at = preview.messages.findIndex((m) => m.text === 'Mention the Brindle lamp.');
+    // One message before the last (depth 1), as the person's role, labelled as the note.
+    expect(at).toBe(preview.messages.length - 2);
+    expect(preview.messages[at]).toMatchObject({ role: 'user', label: "at depth 1: author's note" });
+    expect(preview.messages.at(-1)!.text).toBe('Is it lit?');
+
+    const file = await service.exportJsonl(chat.id);
+    expect(header(file.bytes).chat_metadata).toEqual({
+      note_prompt: 'Mention the {{char}} lamp.',
+      note_interval: 1,
+      note_position: 1,
+      note_depth: 1,
+      note_role: 1,
+    });
+    const again = await service.importJsonl('c1', 'again.jsonl', file.bytes);
+    expect(again.chat.authorsNote).toEqual(note);
+
+    await service.setAuthorsNote(chat.id, null);
+    expect((await service.get(chat.id)).chat.authorsNote).toBeUndefined();
+    expect(header((await service.exportJsonl(chat.id)).bytes).chat_metadata).toEqual({});
+  });
+
+  it("a chat of SillyTavern's keeps its note settings without text; the character's note fires with them", async () => {
+    const { service, deps } = await chatHarness(scriptedGateway([]).gateway);
+    const c1 = (await deps.characters.get('c1'))!;
+    await deps.characters.put({
+      ...c1,
+      note: { text: 'Brindle speaks softly.', mode: 'replace', enabled: true },
+    });
+    const jsonl = [
+      JSON.stringify({
+        user_name: 'Ann',
+        character_name: 'Brindle',
+        chat_metadata: { note_prompt: '', note_interval: 1, note_position: 2, note_depth: 4, note_role: 0 },
+      }),
+      JSON.stringify({ name: 'Ann', is_user: true, mes: 'Hello.' }),
+    ].join('\n');
+    const { chat } = await service.importJsonl('c1', 'st.jsonl', new TextEncoder().encode(jsonl));
+    expect(chat.authorsNote).toEqual({
+      text: '',
+      position: 'before_prompt',
+      depth: 4,
+      role: 'system',
+      interval: 1,
+    });
+    const preview = await service.previewPrompt(chat.id);
+    // Before the main prompt: the first message after Hearth's agent guidance.
+    expect(preview.messages[1]).toMatchObject({ text: 'Brindle speaks softly.', label: "author's note" });
+
+    // A chat file without any note_* key has no note of its own.
+    const plain = await service.importJsonl(
+      'c1',
+      'plain.jsonl',
+      new TextEncoder().encode('{"user_name":"Ann","character_name":"Brindle","chat_metadata":{}}'),
+    );
+    expect(plain.chat.authorsNote).toBeUndefined();
+  });
+});

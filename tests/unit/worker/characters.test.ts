@@ -235,6 +235,22 @@ describe('characters API', () => {
     expect(removed.avatar).toBeUndefined();
   });
 
+  it('sets, keeps and removes the character’s own author’s note; refuses a malformed one', async () => {
+    const call = api();
+    const c = await call('characters.create', { name: 'Mira' });
+    const note = { text: 'Mira whispers.', mode: 'before', enabled: true } as const;
+    expect((await call('characters.update', { id: c.id, note })).note).toEqual(note);
+    // Other changes leave it as it is; it reads back from storage.
+    await call('characters.update', { id: c.id, card: { description: 'A seer.' } });
+    expect((await call('characters.get', { id: c.id })).note).toEqual(note);
+    await expect(
+      call('characters.update', { id: c.id, note: { ...note, mode: 'around' } as never }),
+    ).rejects.toMatchObject({ code: 'character.invalid', message: expect.stringContaining('note.mode') });
+    expect((await call('characters.get', { id: c.id })).note).toEqual(note);
+    await call('characters.update', { id: c.id, note: null });
+    expect((await call('characters.get', { id: c.id })).note).toBeUndefined();
+  });
+
   it('attaches only existing lorebooks, each once', async () => {
     const call = api();
     const c = await call('characters.create', { name: 'Mira' });

@@ -249,6 +249,75 @@ describe('library.importSillyTavern', () => {
     expect((await deps.lorebooks.globalIds()).sort()).toEqual(harbors.map((b) => b.id).sort());
   });
 
+  it('gives each chat the persona it was locked to, and each character its own author’s note', async () => {
+    const { deps, service, run } = await runtime();
+    const files = library();
+    const settings = JSON.parse(new TextDecoder().decode(files['settings.json']));
+    settings.extension_settings = {
+      note: {
+        chara: [{ name: 'Orrin', prompt: 'Orrin hums while he works.', useChara: true, position: 2 }],
+        default: 'Be vivid.',
+        defaultInterval: 2,
+      },
+    };
+    files['settings.json'] = bytes(JSON.stringify(settings));
+    const [head, ...rest] = fixture('chat.jsonl').split('\n');
+    const meta = JSON.parse(head!);
+    meta.chat_metadata.persona = 'wren.png';
+    meta.chat_metadata.note_prompt = 'Night falls.';
+    meta.chat_metadata.note_position = 0;
+    files['chats/Orrin/Orrin - 1.jsonl'] = bytes([JSON.stringify(meta), ...rest].join('\n'));
+    files['chats/Plain/Plain - 2.jsonl'] = bytes(
+      '{"user_name":"Wren","character_name":"Plain","chat_metadata":{"persona":"gone.png"}}\n{"name":"Plain","is_user":false,"mes":"Hi."}',
+    );
+    const { summary } = await run(folder(files));
+
+    const personas = (await deps.personas.list()).records;
+    const wrenId = personas.find((p) => p.name === 'Wren')!.id;
+    const chatOf = (title: string) => deps.chats.get(summary.chats.find((c) => c.title === title)!.id);
+    const orrinChat = (await chatOf('Orrin - 1'))!;
+    expect(orrinChat.personaId).toBe(wrenId);
+    // Not locked: the default persona (SillyTavern's default_persona, Sir Wren, is Hearth's now).
+    expect((await chatOf('Plain - 1'))!.personaId).toBeNull();
+    expect((await chatOf('Plain - 2'))!.personaId).toBeNull();
+    expect(reason(summary, 'default-user/chats/Plain/Plain - 2.jsonl')).toEqual([
+      'persona gone.png not set: it was not imported, so the chat uses the default persona',
+    ]);
+
+    // A chat without note keys takes settings.json's default note; one with them keeps its own.
+    expect((await chatOf('Plain - 1'))!.authorsNote).toEqual({
+      text: 'Be vivid.',
+      position: 'in_chat',
+      depth: 4,
+      role: 'system',
+      interval: 2,
+    });
+    expect(orrinChat.authorsNote).toEqual({
+      text: 'Night falls.',
+      position: 'in_prompt',
+      depth: 4,
+      role: 'system',
+      interval: 1,
+    });
+
+    const orrin = await deps.characters.get(orrinChat.characterId);
+    expect(orrin!.note).toEqual({ text: 'Orrin hums while he works.', mode: 'after', enabled: true });
+
+    // The reply's prompt speaks as the locked persona, with the chat's note and the character's after it.
+    const preview = await service.previewPrompt(orrinChat.id);
+    const texts = preview.messages.map((m) => m.text);
+    expect(texts[0]).toContain('a roleplay chat with Wren.');
+    expect(texts).toContain('A traveller.');
+    expect(texts).toContain(
+      '[Circumstances and context of the dialogue: Dusk in the city of Brindle. Wren follows Orrin the Lamplighter on his rounds.]',
+    );
+    expect(texts.join('\n')).not.toContain('A knight.');
+    expect(preview.messages[2]).toMatchObject({
+      text: 'Night falls.\nOrrin hums while he works.',
+      label: "author's note",
+    });
+  });
+
   it('keeps Hearth’s own default persona', async () => {
     const { deps, run } = await runtime();
     const now = Date.now();

@@ -3,7 +3,7 @@ import type { JsonObject } from '$lib/domain/json';
 import type { ImageRef } from '$lib/domain/model';
 import { isTerminal, type RunId } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
-import type { ChatMessageRow, ChatView } from '$lib/worker/protocol';
+import type { AuthorsNote, ChatMessageRow, ChatView } from '$lib/worker/protocol';
 import { describeError } from '../errors';
 import { ACTIVATION_PATH, asActivation } from '../run/activation-view';
 import { LiveRunState } from '../run/live-run.svelte';
@@ -217,6 +217,17 @@ export class ChatState extends LiveRunState {
       const chat = await this.client.chats.update(this.chatId, { presetId });
       if (this.view) this.view.chat = chat;
     });
+  }
+
+  /** The chat's author's note from its next reply on; resolves to the error's message, or null. */
+  async setAuthorsNote(note: AuthorsNote): Promise<string | null> {
+    try {
+      const chat = await this.client.chats.setAuthorsNote(this.chatId, note);
+      if (this.view) this.view.chat = chat;
+      return null;
+    } catch (e) {
+      return describeError(e).message;
+    }
   }
 
   /** The lorebooks attached to this chat only (global and character books are attached elsewhere). */

@@ -133,7 +133,7 @@ export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethod
         return record;
       },
 
-      async 'characters.update'({ id, card, avatar, lorebookIds }) {
+      async 'characters.update'({ id, card, avatar, lorebookIds, note }) {
         const current = await required(id);
         const next: CharacterRecord = { ...current, card: { ...current.card }, updatedAt: now() };
         if (card !== undefined) {
@@ -157,6 +157,8 @@ export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethod
         if (avatar === null) delete next.avatar;
         else if (avatar !== undefined) next.avatar = characterAvatar(avatar);
         if (lorebookIds !== undefined) next.lorebookIds = await existingLorebooks(lorebookIds);
+        if (note === null) delete next.note;
+        else if (note !== undefined) next.note = note;
         await characters.put(checkedCharacter(next));
         return withTransfer(next, [next.avatar]);
       },

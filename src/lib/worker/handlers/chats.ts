@@ -17,6 +17,7 @@ export function chatHandlers(ctx: RuntimeContext): Handlers<ChatMethods, ChatStr
       'chats.find': (p) => chats.find(p.chatId, p.text),
       'chats.preview': (p) => chats.previewPrompt(p.chatId, p.draft),
       'chats.update': ({ chatId, ...patch }) => chats.update(chatId, patch),
+      'chats.setAuthorsNote': (p) => chats.setAuthorsNote(p.chatId, p.note),
       'chats.delete': (p) => chats.delete(p.chatId),
       'chats.editMessage': (p) => chats.editMessage(p.chatId, p.index, p.text),
       'chats.deleteMessage': (p) => chats.deleteMessage(p.chatId, p.index),

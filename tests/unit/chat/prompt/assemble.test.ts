@@ -286,6 +286,27 @@ describe("author's note (authors-note.js AN:237-347, OAI:830-840)", () => {
     expect(inChat.slice(-3)).toEqual(['assistant: m1', 'user: N', 'user: m2']);
   });
 
+  it("the character's note replaces the chat's note or goes before or after it, only when in use, and fires on the chat's interval (AN:329-347)", () => {
+    const note: AuthorsNote = { ...DEFAULT_AUTHORS_NOTE, text: 'N', depth: 0, interval: 2 };
+    const chara = (mode: 'replace' | 'before' | 'after', enabled = true) => ({
+      text: 'C',
+      mode,
+      enabled,
+    });
+    const last = (characterNote: ReturnType<typeof chara>, history = chat(3)) =>
+      wire(input({ history, authorsNote: note, characterNote })).at(-1);
+    expect(last(chara('replace'))).toBe('system: C');
+    expect(last(chara('before'))).toBe('system: C\nN');
+    expect(last(chara('after'))).toBe('system: N\nC');
+    expect(last(chara('replace', false))).toBe('system: N');
+    // One message of the person's: the interval of 2 is not reached, so neither note is sent.
+    expect(last(chara('replace'), chat(1))).toBe('user: m0');
+    // With no text of the chat's own, a replacing character's note is still sent at its place.
+    expect(wire(input({ authorsNote: { ...note, text: '' }, characterNote: chara('replace') })).at(-1)).toBe(
+      'system: C',
+    );
+  });
+
   it('merges with a custom depth prompt and the card depth prompt at the same depth and role: preset prompt, note, card, lore (SCR:2848-2867)', () => {
     const preset = withPreset((p) => {
       p.prompts.push({
