@@ -1,5 +1,6 @@
 import { unzipSync } from 'fflate';
 import { readFile } from 'node:fs/promises';
+import { draftFromPreset } from '../../src/lib/domain/connection.ts';
 import { expect, expectReply, send, startSession, test } from './fixtures';
 
 test('everything exported from one browser profile and restored into a fresh one: the chat and the session go on', async ({
@@ -55,5 +56,63 @@ test('everything exported from one browser profile and restored into a fresh one
   await send(other, 'Still there?');
   await expect(other.locator('.chat-message')).toHaveCount(4);
   await expect(other.getByRole('button', { name: 'Stop' })).toBeHidden();
+  await fresh.close();
+});
+
+test('a restored connection without its key says so in the result and on Connections, and a reply sends nothing', async ({
+  page,
+  browser,
+  baseURL,
+  llm,
+}) => {
+  // An OpenAI connection (a provider that needs a key) pointed at the scripted server, with a key.
+  const draft = {
+    ...draftFromPreset('openai'),
+    displayName: 'Work OpenAI',
+    baseUrl: llm.url,
+    model: 'gpt-4o-mini',
+  };
+  await page.goto('./');
+  await page.waitForFunction(() => window.hearth !== undefined);
+  await page.evaluate(async (d) => {
+    const saved = await window.hearth.connections.save({ ...d, apiKey: 'sk-test-key' });
+    await window.hearth.connections.setDefault(saved.id);
+  }, draft);
+  await page.goto('./#/settings');
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export everything' }).click(),
+  ]);
+  const archive = await download.path();
+
+  const fresh = await browser.newContext({ baseURL });
+  const other = await fresh.newPage();
+  await other.goto('./#/settings');
+  await other.getByLabel('Backup archive to restore').setInputFiles(archive);
+  await other
+    .getByRole('region', { name: 'What the restore would do' })
+    .getByRole('button', { name: 'Restore', exact: true })
+    .click();
+  const needs = other.getByRole('list', { name: 'Restored items that need their secret again' });
+  await expect(needs.getByRole('listitem')).toHaveText([
+    /Work OpenAI: no API key: add one on the Connections page/,
+  ]);
+
+  await needs.getByRole('link', { name: 'Connections page' }).click();
+  const row = other.getByRole('listitem').filter({ hasText: 'Work OpenAI' });
+  await expect(row).toContainText('no API key: add one');
+  await row.getByRole('button', { name: /Edit/ }).click();
+  // No saved key to keep: the field does not offer to keep one.
+  await expect(other.getByLabel('API key')).not.toHaveAttribute('placeholder', /keep the saved key/);
+
+  // A reply on it stops before sending, and says why; the provider hears nothing.
+  const heard = llm.requests.length;
+  await other.goto('./');
+  await other.getByRole('button', { name: 'New session' }).click();
+  await send(other, 'Hello?');
+  await expect(other.getByRole('alert')).toContainText(
+    '“Work OpenAI” has no API key: add one on the Connections page. Nothing was sent.',
+  );
+  expect(llm.requests.length).toBe(heard);
   await fresh.close();
 });

@@ -124,11 +124,36 @@ test('sending from far back in a long chat shows the reply at its end', async ({
   await expect(page.getByRole('status').filter({ hasText: `${LENGTH + 2} messages` })).toBeVisible();
   expect(await rendered(page)).toBeLessThan(60);
 
+  // The chat marks where the model's memory begins: above the reply's oldest message sent.
+  const memory = page.getByRole('note').filter({ hasText: "The model's memory begins here" });
+  const scrollUpTo = async () => {
+    await page.locator('.messages').hover();
+    await expect(async () => {
+      await page.mouse.wheel(0, -1200);
+      await expect(memory).toHaveCount(1, { timeout: 1_000 });
+    }).toPass();
+  };
+  await scrollUpTo();
+  const memoryIndex = Number(
+    await memory.evaluate((note) =>
+      note.closest('.row')?.querySelector('.chat-message')?.getAttribute('data-index'),
+    ),
+  );
+  expect(memoryIndex).toBeGreaterThan(LENGTH - 1_000);
+  expect(memoryIndex).toBeLessThan(LENGTH);
+  await page.reload();
+  await expect(message(page, LENGTH + 1)).toBeInViewport();
+  await scrollUpTo();
+  await page.getByRole('button', { name: 'Jump to latest' }).click();
+
   // The reply's run says how much of the chat its prompt held, against the Default preset's budget.
   await message(page, LENGTH + 1)
     .getByRole('link', { name: 'details' })
     .click();
   const budget = page.getByRole('region', { name: 'Context budget' });
   await expect(budget).toContainText(/\b\d{1,3} of 10,002 messages fit; 9,9\d\d older left out/);
+  // The line in the chat is where the fitting messages start.
+  const fit = Number((await budget.textContent())!.match(/\b(\d{1,3}) of 10,002 messages fit/)![1]);
+  expect(memoryIndex).toBe(LENGTH + 2 - fit);
   await expect(budget).toContainText(/[\d,]+ of 3,792 tokens \(4,095 context − 300 for the reply\)/);
 });

@@ -193,7 +193,8 @@ export interface RunEventPayloads {
     used: number;
     agentTokens: number;
     tokenizer: string;
-    history: { total: number; sent: number };
+    /** `oldestSent`: the chat index of the oldest message sent (absent in journals before it was kept). */
+    history: { total: number; sent: number; oldestSent?: number | null };
     examples: { total: number; sent: number };
     overflow: string | null;
   };

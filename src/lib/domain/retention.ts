@@ -101,6 +101,18 @@ export interface RetentionPlan {
   items: RetentionItem[];
 }
 
+/**
+ * Persistent states of chats that no message or swipe refers to any more (deleted messages and
+ * swipes leave them behind): what they hold, and the chats left alone (a reply in progress or
+ * unfinished there).
+ */
+export interface UnreferencedStates {
+  states: number;
+  files: number;
+  bytes: number;
+  busyChats: number;
+}
+
 /** What a run's removable parts hold. */
 export interface Footprint {
   files: number;

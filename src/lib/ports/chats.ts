@@ -7,6 +7,8 @@ import type { ChatMessageRow, ChatRecord, ChatSummary } from '$lib/chat/records'
 export interface ChatStore {
   /** The character's chats, newest first, with their counts and previews (no message is read). */
   list(characterId: string): Promise<ChatSummary[]>;
+  /** Every chat's id (maintenance: retention), no row read. */
+  ids(): Promise<string[]>;
   /** Per character: how many chats, and the newest chat's last change (no message is read). */
   activity(): Promise<Map<string, { chats: number; lastChattedAt: number }>>;
   get(id: string): Promise<ChatRecord | undefined>;

@@ -31,7 +31,7 @@ import {
   type ProfileV5,
 } from '$lib/domain/profile';
 import { ok } from '$lib/domain/result';
-import { ROOT_INVOCATION, type InvocationId, type RunId, type RunRecord } from '$lib/domain/run';
+import { isTerminal, ROOT_INVOCATION, type InvocationId, type RunId, type RunRecord } from '$lib/domain/run';
 import type { RunUpdate } from '$lib/domain/run-update';
 import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
 import { profileRoots, type WorkspaceRoots } from '$lib/domain/workspace-roots';
@@ -39,6 +39,7 @@ import type { CharacterStore, LorebookStore, PersonaStore } from '$lib/ports/cha
 import type { ChatContext, ChatMessage as ToolChatMessage } from '$lib/ports/chat-context';
 import type { ChatStore } from '$lib/ports/chats';
 import type { Clock, Ids } from '$lib/ports/clock';
+import type { UnreferencedStates } from '$lib/domain/retention';
 import type { Journal } from '$lib/ports/journal';
 import type { Locks } from '$lib/ports/locks';
 import type { ModelGateway } from '$lib/ports/model-gateway';
@@ -50,7 +51,7 @@ import type { ConnectionStore, RunStore, SettingsStore } from '$lib/ports/stores
 import type { PresetStore } from '$lib/ports/presets';
 import type { Tokenizers } from '$lib/ports/tokenizer';
 import { maxReplyTokens, type Preset } from '$lib/chat/preset/preset';
-import { historyCovered, promptBudget } from '$lib/chat/prompt/budget';
+import { historyCovered, memoryFromBudget, promptBudget } from '$lib/chat/prompt/budget';
 import { DEFAULT_PRESET_ID, defaultPreset } from '$lib/chat/preset/sillytavern';
 import {
   authorsNoteFromMetadata,
@@ -66,7 +67,14 @@ import { chatPrompt, type ChatPrompt, type ChatPromptBudget } from './chat-promp
 import type { CommitRecord, Publisher } from './control';
 import { rootInvocation } from './invocation';
 import { directOutputPath } from './invocation-runner';
-import { projectPersist, promotePersist, type PersistFile } from './persist';
+import {
+  projectPersist,
+  promotePersist,
+  stateIdOf,
+  sweepStates,
+  type PersistFile,
+  type StateSweep,
+} from './persist';
 import { connectionFor, connectionOfRun } from './model-binding';
 import { profileDeps } from './agent-deps';
 import { unstartedCalls } from './resume';
@@ -245,14 +253,29 @@ export class ChatService {
     const character = await this.#character(chat.characterId);
     const persona = await this.#persona(chat.personaId);
     const messageCount = await this.deps.chats.count(chatId);
+    const runs = await this.deps.runs.listForChat(chatId);
     return {
       chat,
       character: { id: character.id, name: character.card.name, avatar: character.avatar ?? null },
       persona: { id: persona.id, name: persona.name, avatar: persona.avatar ?? null },
       messageCount,
       messages: await this.deps.chats.messagesBetween(chatId, messageCount - CHAT_PAGE_SIZE, messageCount),
-      runs: await this.deps.runs.listForChat(chatId),
+      runs,
+      memoryFrom: await this.#memoryFrom(runs),
     };
+  }
+
+  /**
+   * Where the model's memory begins: the oldest message the newest reply's prompt held, when older
+   * ones did not fit its budget (null: the whole chat fit, or no reply recorded it).
+   */
+  async #memoryFrom(runs: readonly RunRecord[]): Promise<number | null> {
+    const newest = runs.reduce<RunRecord | null>((a, r) => (!a || r.createdAt > a.createdAt ? r : a), null);
+    if (!newest) return null;
+    // The budget is recorded among a run's first events.
+    const events = await this.deps.journal.read(newest.id, { limit: 50 });
+    const assembled = events.find((e) => e.type === 'chat_prompt_assembled');
+    return assembled?.type === 'chat_prompt_assembled' ? memoryFromBudget(assembled.payload.history) : null;
   }
 
   /** A page of the conversation: messages with `from <= index < to`, at most `CHAT_PAGE_SIZE * 4`. */
@@ -271,6 +294,47 @@ export class ChatService {
     const next = { ...chat, ...patch, updatedAt: this.deps.clock.now() };
     await this.deps.chats.put(next);
     return next;
+  }
+
+  /**
+   * The chat's persistent states no message or swipe refers to any more (deleted messages and
+   * swipes leave them): measured, and deleted with `remove`. Null when a reply is in progress or
+   * unfinished (its state is referred to only once its commit lands), so it is left alone.
+   */
+  async unreferencedStates(chatId: string, remove: boolean): Promise<StateSweep | null> {
+    const held = await this.deps.locks.tryWithLock(runLock({ kind: 'chat', chatId }), async () => {
+      const runs = await this.deps.runs.listForChat(chatId);
+      if (runs.some((r) => !isTerminal(r.status))) return null;
+      const ws = await this.deps.workspaces.open(`chats/${chatId}`);
+      if (!ws.ok) throw new HearthFailure(ws.error);
+      const referenced = async () => {
+        const ids = new Set<string>();
+        for (const m of await this.deps.chats.messages(chatId)) {
+          for (const extra of [m.extra, ...m.swipes.map((s) => s.extra)]) {
+            const id = stateIdOf(extra);
+            if (id) ids.add(id);
+          }
+        }
+        return ids;
+      };
+      return sweepStates(ws.value, referenced, remove);
+    });
+    return held.acquired ? held.value : null;
+  }
+
+  /** `unreferencedStates` over every chat, in all. */
+  async allUnreferencedStates(remove: boolean): Promise<UnreferencedStates> {
+    const total: UnreferencedStates = { states: 0, files: 0, bytes: 0, busyChats: 0 };
+    for (const chatId of await this.deps.chats.ids()) {
+      const swept = await this.unreferencedStates(chatId, remove);
+      if (!swept) total.busyChats++;
+      else {
+        total.states += swept.states;
+        total.files += swept.files;
+        total.bytes += swept.bytes;
+      }
+    }
+    return total;
   }
 
   async delete(chatId: string): Promise<void> {
@@ -626,7 +690,7 @@ export class ChatService {
         used: budget.used,
         agentTokens: budget.agentTokens,
         tokenizer: budget.tokenizer,
-        history: { total: fit.total, sent: fit.sent },
+        history: { total: fit.total, sent: fit.sent, oldestSent: fit.oldestSent },
         examples: budget.examples,
         overflow: budget.overflow,
       },
@@ -1292,13 +1356,7 @@ const messageNotFound = (index: number) =>
 /** The persistent state recorded on the newest character message's shown swipe (runtime.md §6.6). */
 function persistStateOf(history: readonly ChatMessageRow[]): string | null {
   const last = history.findLast((m) => !m.isUser && !m.isSystem);
-  const extra = last ? (last.swipes[last.swipeId]?.extra ?? last.extra) : undefined;
-  const hearth = extra?.hearth;
-  const id =
-    typeof hearth === 'object' && hearth !== null && !Array.isArray(hearth)
-      ? hearth.persistStateId
-      : undefined;
-  return typeof id === 'string' ? id : null;
+  return stateIdOf(last ? (last.swipes[last.swipeId]?.extra ?? last.extra) : undefined);
 }
 
 /**

@@ -101,3 +101,46 @@ export async function promotePersist(
   );
   return { stateId: input.runId, changed, removed };
 }
+
+/** The state a message's extra (or a swipe's) records, if any. */
+export function stateIdOf(extra: Readonly<Record<string, unknown>> | undefined): string | null {
+  const hearth = extra?.hearth;
+  const id =
+    typeof hearth === 'object' && hearth !== null && !Array.isArray(hearth)
+      ? (hearth as Record<string, unknown>).persistStateId
+      : undefined;
+  return typeof id === 'string' ? id : null;
+}
+
+/** What unreferenced states hold, or held once removed. */
+export interface StateSweep {
+  states: number;
+  files: number;
+  bytes: number;
+}
+
+/**
+ * The chat's stored states no message or swipe names (left by deleted messages and swipes):
+ * measured, and deleted when `remove`. `referenced` is read only when the chat has states. The
+ * caller holds the chat's run lock, so no reply publishes a state meanwhile.
+ */
+export async function sweepStates(
+  chatWs: Workspace,
+  referenced: () => Promise<ReadonlySet<string>>,
+  remove: boolean,
+): Promise<StateSweep> {
+  const root = p('persistent-states');
+  const sweep: StateSweep = { states: 0, files: 0, bytes: 0 };
+  if (unwrap(await chatWs.stat(root)) === null) return sweep;
+  const named = await referenced();
+  for (const entry of unwrap(await chatWs.list(root))) {
+    const id = entry.path.slice(root.length + 1);
+    if (entry.kind !== 'directory' || named.has(id)) continue;
+    const files = await filesUnder(chatWs, entry.path);
+    for (const rel of files) sweep.bytes += unwrap(await chatWs.stat(p(`${entry.path}/${rel}`)))?.size ?? 0;
+    sweep.states += 1;
+    sweep.files += files.length;
+    if (remove) unwrap(await chatWs.remove(entry.path));
+  }
+  return sweep;
+}

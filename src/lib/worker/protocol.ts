@@ -17,7 +17,13 @@ import type { SkillInspection } from '$lib/runtime/skills';
 import type { ExtensionInspection, ExtensionTryResult, ExtensionView } from '$lib/runtime/extensions';
 import type { ModelMode, ProfileProblem, ProfileScope, ProfileV5 } from '$lib/domain/profile';
 import type { ProfileIssue } from '$lib/ports/profiles';
-import type { PrunedLevel, RetentionPolicy, RetentionPreview, RetentionResult } from '$lib/domain/retention';
+import type {
+  PrunedLevel,
+  RetentionPolicy,
+  RetentionPreview,
+  RetentionResult,
+  UnreferencedStates,
+} from '$lib/domain/retention';
 import type { RunId, RunRecord, RunTarget } from '$lib/domain/run';
 import type { EngineProgress, RunUpdate } from '$lib/domain/run-update';
 import type { SessionMessage, SessionRecord, SessionSummary } from '$lib/domain/session';
@@ -254,10 +260,14 @@ export interface PersistResult {
 
 /** A previewed run with its session's title, for the settings page. */
 /** `titles`: what each run answered, by run id ("Session: …", "Chat with …: …"). */
-export type RetentionPreviewResult = RetentionPreview & { titles: Record<string, string> };
+export type RetentionPreviewResult = RetentionPreview & {
+  titles: Record<string, string>;
+  states: UnreferencedStates;
+};
 
 export type RetentionApplyUpdate =
-  { type: 'progress'; done: number; total: number } | { type: 'done'; result: RetentionResult };
+  | { type: 'progress'; done: number; total: number }
+  | { type: 'done'; result: RetentionResult; states: UnreferencedStates };
 
 /** Storage (usage, quota, persistence) and retention settings. */
 export type SettingsMethods = {
@@ -533,6 +543,8 @@ export interface ChatView {
   messages: ChatMessageRow[];
   /** Runs of this chat (their `target` is `{ kind: 'chat'; chatId }`). */
   runs: RunRecord[];
+  /** The oldest message the newest reply's prompt held, when older ones did not fit; else null. */
+  memoryFrom: number | null;
 }
 
 /** Chats with characters (SillyTavern-compatible; JSONL import and export). */

@@ -137,6 +137,22 @@ describe("a Chat run's budget beyond its first request", () => {
     expect(b.used).toBeLessThanOrEqual(b.limit);
     expect(b.agentTokens).toBeGreaterThan(0);
     expect(b.tokenizer).toMatch(/^estimate/);
+    // The oldest message sent is where the chat says the model's memory begins.
+    expect(b.history.oldestSent).toBe(402 - b.history.sent);
+    expect((await service.get(chat.id)).memoryFrom).toBe(b.history.oldestSent);
+  });
+
+  it('a chat whose every message fit has no memory line', async () => {
+    const { service, chat } = await longChat(
+      [{ toolCalls: [write('w1', 'Hi.')] }, { toolCalls: [commit('c1')] }],
+      {
+        rows: 2,
+        chars: 300,
+      },
+    );
+    expect((await service.get(chat.id)).memoryFrom).toBeNull();
+    await collect(service.send(chat.id, 'Hello'));
+    expect((await service.get(chat.id)).memoryFrom).toBeNull();
   });
 
   it('calibrates the estimate from the input tokens the provider reported for the first request', async () => {

@@ -502,3 +502,75 @@ describe('retention of chat replies', () => {
     expect(statesAfter).toEqual(statesBefore);
   });
 });
+
+describe('persistent states no message refers to', () => {
+  const call = (callId: string, name: string, args: object) => ({
+    callId,
+    name,
+    arguments: JSON.stringify(args),
+  });
+  const reply = (n: string): ScriptedTurn[] => [
+    {
+      toolCalls: [
+        call(`p${n}`, 'workspace_write_file', { path: `persist/note-${n}.md`, content: `note ${n}` }),
+        call(`w${n}`, 'workspace_write_file', { path: 'output/main.md', content: `Reply ${n}.` }),
+      ],
+    },
+    { toolCalls: [call(`c${n}`, 'workspace_commit', { path: 'output/main.md', finish: true })] },
+  ];
+  const stateDirs = async (ws: Workspace) => {
+    const listed = await ws.list(p('persistent-states'));
+    return listed.ok ? listed.value.map((e) => e.path.split('/')[1]!).sort() : [];
+  };
+
+  it('are measured, then deleted; the states messages use stay, and a busy chat is left alone', async () => {
+    const model = scriptedGateway([...reply('1'), ...reply('2'), ...reply('3'), { hangAfter: 'working' }]);
+    const { service, workspaces } = await chatHarness(model.gateway);
+    const chat = await service.create('c1');
+    await collect(service.send(chat.id, 'one'));
+    await collect(service.regenerate(chat.id));
+    await collect(service.send(chat.id, 'two'));
+    const chatWs = await workspaces.open(`chats/${chat.id}`);
+    if (!chatWs.ok) throw new Error('open');
+    const all = await stateDirs(chatWs.value);
+    expect(all).toHaveLength(3);
+    const kept = (await service.get(chat.id)).messages.at(-1)!;
+    const keptState = (kept.extra as { hearth: { persistStateId: string } }).hearth.persistStateId;
+
+    // Nothing is unused yet.
+    expect(await service.allUnreferencedStates(false)).toEqual({
+      states: 0,
+      files: 0,
+      bytes: 0,
+      busyChats: 0,
+    });
+    // The first reply, with both of its swipes' states, is deleted: its two states are unused.
+    await service.deleteMessage(chat.id, 2);
+    const measured = await service.allUnreferencedStates(false);
+    expect(measured).toMatchObject({ states: 2, busyChats: 0 });
+    expect(measured.files).toBeGreaterThanOrEqual(4);
+    expect(measured.bytes).toBeGreaterThan(0);
+    expect(await stateDirs(chatWs.value)).toEqual(all);
+
+    expect(await service.allUnreferencedStates(true)).toEqual(measured);
+    expect(await stateDirs(chatWs.value)).toEqual([keptState]);
+    expect(await service.allUnreferencedStates(false)).toMatchObject({ states: 0 });
+
+    // A chat with a reply in progress is not swept, though its last state is unused now.
+    await service.deleteMessage(chat.id, 3);
+    const updates = service.send(chat.id, 'three')[Symbol.asyncIterator]();
+    for (let streaming = false; !streaming;) {
+      const next = await updates.next();
+      if (next.done) throw new Error('the run ended');
+      streaming = next.value.type === 'part';
+    }
+    expect(await service.allUnreferencedStates(true)).toEqual({
+      states: 0,
+      files: 0,
+      bytes: 0,
+      busyChats: 1,
+    });
+    expect(await stateDirs(chatWs.value)).toEqual([keptState]);
+    await updates.return?.();
+  });
+});

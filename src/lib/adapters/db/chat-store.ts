@@ -42,6 +42,7 @@ export class DexieChatStore implements ChatStore {
       // A row from before the stats were kept gets them once.
       return Promise.all(rows.map((row) => (hasStats(row) ? row : this.#restat(row.id, row))));
     });
+  ids = () => guarded('list chats', () => this.db.chats.toCollection().primaryKeys());
   activity = () =>
     guarded('list chats', async () => {
       const out = new Map<string, { chats: number; lastChattedAt: number }>();

@@ -45,3 +45,13 @@ export const historyCovered = (
   budget: number,
   limit: number,
 ): boolean => read.textLength > budget || (limit >= 0 && read.shown >= limit);
+
+/**
+ * Where the model's memory of a chat begins: the oldest message a prompt sent, when older ones
+ * were left out (null: the whole chat was sent).
+ */
+export const memoryFromBudget = (history: {
+  total: number;
+  sent: number;
+  oldestSent?: number | null;
+}): number | null => (history.sent < history.total && history.oldestSent != null ? history.oldestSent : null);

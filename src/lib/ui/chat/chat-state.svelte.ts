@@ -1,3 +1,4 @@
+import { memoryFromBudget } from '$lib/chat/prompt/budget';
 import type { HearthClient } from '$lib/client/hearth';
 import type { JsonObject } from '$lib/domain/json';
 import type { ImageRef } from '$lib/domain/model';
@@ -42,6 +43,8 @@ export class ChatState extends LiveRunState {
   readonly hasOlder = $derived((this.messages[0]?.index ?? 0) > 0);
   /** The window reaches the chat's newest message. */
   readonly atEnd = $derived((this.messages.at(-1)?.index ?? -1) >= this.total - 1);
+  /** Where the model's memory begins: the oldest message the newest reply's prompt held (null: all). */
+  memoryFrom = $state<number | null>(null);
   /** The run the streamed output belongs to (for its link). */
   streamingRunId = $state<string | null>(null);
   loading = $state(true);
@@ -280,6 +283,7 @@ export class ChatState extends LiveRunState {
         if (e.type === 'tool_call_requested' && e.payload.name === DELEGATE_TOOL && this.streaming)
           this.#keepDelegateCalls(this.streaming);
         this.handoff = foldHandoff(this.handoff, e);
+        if (e.type === 'chat_prompt_assembled') this.memoryFrom = memoryFromBudget(e.payload.history);
         break;
       }
     }
@@ -319,6 +323,7 @@ export class ChatState extends LiveRunState {
 
   #show(view: ChatView, messages: ChatMessageRow[]): void {
     this.view = view;
+    this.memoryFrom = view.memoryFrom;
     this.total = view.messageCount;
     this.prepended = false;
     this.messages = messages;

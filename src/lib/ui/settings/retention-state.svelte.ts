@@ -4,6 +4,7 @@ import {
   type RetentionPolicy,
   type RetentionProblems,
   type RetentionResult,
+  type UnreferencedStates,
 } from '$lib/domain/retention';
 import type { RetentionPreviewResult } from '$lib/worker/protocol';
 import { describeError } from '../errors';
@@ -24,7 +25,7 @@ export class RetentionState {
   preview = $state<RetentionPreviewResult | null>(null);
   applying = $state(false);
   progress = $state<{ done: number; total: number } | null>(null);
-  result = $state<RetentionResult | null>(null);
+  result = $state<(RetentionResult & { states: UnreferencedStates }) | null>(null);
 
   /** Nothing to judge before the saved policy arrives (or the person types): no flash of errors. */
   readonly problems: RetentionProblems = $derived(
@@ -94,7 +95,7 @@ export class RetentionState {
   async apply(): Promise<boolean> {
     // A plain copy: state proxies cannot be posted to the worker.
     const preview = $state.snapshot(this.preview);
-    if (!preview || preview.items.length === 0) return false;
+    if (!preview || (preview.items.length === 0 && preview.states.states === 0)) return false;
     this.error = null;
     this.applying = true;
     this.progress = { done: 0, total: preview.items.length };
@@ -102,7 +103,7 @@ export class RetentionState {
       const only = preview.items.map((i) => ({ runId: i.runId, prune: i.prune }));
       for await (const u of this.client.settings.retention.apply(preview.plan.policy, only)) {
         if (u.type === 'progress') this.progress = { done: u.done, total: u.total };
-        else this.result = u.result;
+        else this.result = { ...u.result, states: u.states };
       }
       this.preview = null;
       return true;

@@ -134,7 +134,8 @@ export function settingsHandlers(ctx: RuntimeContext): Handlers<SettingsMethods,
       },
       async 'settings.retention.preview'({ policy }) {
         const preview = await previewRetention(await plan(policy), deps);
-        return { ...preview, titles: await titles(preview.items) };
+        const states = await ctx.chats.allUnreferencedStates(false);
+        return { ...preview, titles: await titles(preview.items), states };
       },
     },
     streams: {
@@ -148,7 +149,9 @@ export function settingsHandlers(ctx: RuntimeContext): Handlers<SettingsMethods,
             signal,
             onProgress: (done, total) => queue.push({ type: 'progress', done, total }),
           });
-          queue.push({ type: 'done', result });
+          // No message refers to these: they go whatever the preview counted.
+          const states = await ctx.chats.allUnreferencedStates(true);
+          queue.push({ type: 'done', result, states });
           queue.close();
         })().catch((e) => queue.fail(e));
         return queue;
