@@ -143,6 +143,7 @@ test("an author's note in the chat at depth 1: saved, sent one message before th
   await page.getByRole('button', { name: 'Show the prompt' }).click();
   const prompt = page.getByRole('dialog', { name: 'The next reply’s prompt' });
   const items = prompt.getByRole('list', { name: 'Prompt messages' }).getByRole('listitem');
+  await expect(items).toHaveCount(sent.length);
   const shown = await items.evaluateAll((lis) =>
     lis.map((li) => ({
       role: li.querySelector('.role')!.textContent!.trim(),

@@ -152,8 +152,9 @@ test('sending from far back in a long chat shows the reply at its end', async ({
     .click();
   const budget = page.getByRole('region', { name: 'Context budget' });
   await expect(budget).toContainText(/\b\d{1,3} of 10,002 messages fit; 9,9\d\d older left out/);
-  // The line in the chat is where the fitting messages start.
+  // The line in the chat is where the fitting messages start: the newest of the 10,002 the reply
+  // answered is the person's, at index LENGTH.
   const fit = Number((await budget.textContent())!.match(/\b(\d{1,3}) of 10,002 messages fit/)![1]);
-  expect(memoryIndex).toBe(LENGTH + 2 - fit);
+  expect(memoryIndex).toBe(LENGTH + 1 - fit);
   await expect(budget).toContainText(/[\d,]+ of 3,792 tokens \(4,095 context − 300 for the reply\)/);
 });

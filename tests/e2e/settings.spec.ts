@@ -71,8 +71,10 @@ test('retention previews and removes old runs’ details while the conversation 
   await expect(page.getByRole('heading', { name: 'Run' })).toBeVisible();
   await expect(page.getByTestId('pruned-notice')).toHaveCount(0);
 
-  // The conversation is intact.
+  // The conversation is intact (on paper every message is rendered, not only those in view).
   await page.getByRole('link', { name: 'Back to the session' }).click();
+  await expect(page.locator('.message.user').last()).toContainText('read work/notes.md');
+  await page.emulateMedia({ media: 'print' });
   await expect(page.locator('.message.user')).toHaveCount(3);
   await expect(page.locator('.message.assistant', { hasText: 'Here is your haiku' })).toContainText('moss');
   await expect(page.locator('.message.assistant', { hasText: 'Noted in' })).toHaveCount(1);
