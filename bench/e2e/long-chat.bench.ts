@@ -56,6 +56,38 @@ async function openTimes(page: Page, chatId: string, last: number): Promise<numb
   return times;
 }
 
+/**
+ * Frame times while the person scrolls up with the wheel (older pages are read on the way): the
+ * gaps between animation frames over 40 wheel steps of 300 px, 16 ms apart.
+ */
+async function scrollFrames(tab: Page): Promise<{ p95: number; max: number; frames: number }> {
+  await tab.locator('.messages').hover();
+  await tab.evaluate(() => {
+    const w = window as unknown as { frames_: number[]; framing: boolean };
+    w.frames_ = [];
+    w.framing = true;
+    const tick = (t: number) => {
+      w.frames_.push(t);
+      if (w.framing) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  for (let i = 0; i < 40; i++) {
+    await tab.mouse.wheel(0, -300);
+    await tab.waitForTimeout(16);
+  }
+  const times = await tab.evaluate(() => {
+    const w = window as unknown as { frames_: number[]; framing: boolean };
+    w.framing = false;
+    return w.frames_;
+  });
+  const gaps = times
+    .slice(1)
+    .map((t, i) => t - times[i]!)
+    .sort((a, b) => a - b);
+  return { p95: gaps[Math.floor(gaps.length * 0.95)]!, max: gaps.at(-1)!, frames: gaps.length };
+}
+
 test('long chat: open, page size, heap, send', async ({ page, llm }) => {
   await addScriptedConnection(page, llm);
   await page.waitForFunction(() => window.hearth !== undefined);
@@ -67,8 +99,10 @@ test('long chat: open, page size, heap, send', async ({ page, llm }) => {
   const heap = await opened!.evaluate(
     () => (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? 0,
   );
+  const longFrames = await scrollFrames(opened!);
   await opened!.close();
   const shortOpen = await openTimes(page, short, 50);
+  const shortFrames = await scrollFrames(opened!);
   await opened!.close();
 
   const sendTimes: number[] = [];
@@ -96,6 +130,11 @@ test('long chat: open, page size, heap, send', async ({ page, llm }) => {
   );
   console.log(
     `RESULT long-chat message elements in the page: ${elements}; JS heap ${(heap / 1e6).toFixed(1)} MB`,
+  );
+  console.log(
+    `RESULT long-chat scroll up, frame gaps: 10,001 messages p95 ${longFrames.p95.toFixed(1)} ms, max ` +
+      `${longFrames.max.toFixed(1)} ms over ${longFrames.frames} frames; 51 messages p95 ` +
+      `${shortFrames.p95.toFixed(1)} ms, max ${shortFrames.max.toFixed(1)} ms over ${shortFrames.frames} frames`,
   );
   console.log(
     `RESULT long-chat Enter to model request: ${sendTimes[0]} ms, ${(sizes[0]! / 1e3).toFixed(1)} KB; ` +

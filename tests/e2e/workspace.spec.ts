@@ -65,3 +65,33 @@ test('an agent writes, reads part of a file, patches it and lists files through 
   await workspace.getByRole('button', { name: /story\.md/ }).click();
   await expect(workspace.getByRole('region', { name: 'File work/story.md' })).toContainText('TWO');
 });
+
+test('a folder of 3,000 files: the panel renders the rows in view and scrolls to the last', async ({
+  page,
+}) => {
+  await startSession(page, 'write a haiku about moss');
+  await expectReply(page, 'Here is your haiku');
+  const sessionId = page.url().split('/').at(-1)!;
+  await page.evaluate(async (id) => {
+    const files = Array.from({ length: 3_000 }, (_, i) => ({
+      name: `file-${String(i).padStart(4, '0')}.txt`,
+      bytes: new TextEncoder().encode(`file ${i}\n`),
+    }));
+    await window.hearth.workspace.upload(id, 'work', files);
+  }, sessionId);
+  const workspace = page.getByRole('complementary', { name: 'Workspace' });
+  await workspace.getByRole('button', { name: 'Refresh workspace' }).click();
+  const rows = workspace.getByRole('list', { name: 'Files' }).getByRole('listitem');
+  await expect(workspace.getByRole('button', { name: /file-0000\.txt/ })).toBeVisible();
+  expect(await rows.count()).toBeLessThan(120);
+
+  // The list scrolls on its own; the last file is there, and opens.
+  await workspace.getByRole('button', { name: /file-0000\.txt/ }).hover();
+  await expect(async () => {
+    await page.mouse.wheel(0, 20_000);
+    await expect(workspace.getByRole('button', { name: /file-2999\.txt/ })).toBeVisible({ timeout: 1_000 });
+  }).toPass();
+  expect(await rows.count()).toBeLessThan(120);
+  await workspace.getByRole('button', { name: /file-2999\.txt/ }).click();
+  await expect(workspace.getByText('file 2999')).toBeVisible();
+});
