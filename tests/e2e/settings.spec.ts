@@ -27,6 +27,13 @@ test('retention previews and removes old runs’ details while the conversation 
     await expect(page.getByText(/The browser (granted|declined)/)).toBeVisible();
   }
 
+  // What takes the space: the session, with its messages and files, linked to its page.
+  await page.getByRole('button', { name: 'Measure' }).click();
+  const use = page.getByRole('table', { name: 'What takes the space' });
+  const row = use.getByRole('row', { name: /Session write a haiku about moss/ });
+  await expect(row).toContainText(/\d+(\.\d)? (B|KB|MB).*\(\d+ files\)/);
+  await expect(row.getByRole('link')).toHaveAttribute('href', /#\/sessions\//);
+
   // Retention: validated as typed.
   const full = page.getByLabel('Runs that keep everything');
   const journal = page.getByLabel('Runs that keep their journal');

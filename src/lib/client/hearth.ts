@@ -380,6 +380,8 @@ export class HearthClient {
   /** Usage, quota and persistence of this origin's storage. */
   readonly storage = {
     estimate: () => this.#rpc.call('storage.estimate', undefined),
+    /** Every session and chat with what its messages and files take, the largest first. */
+    use: () => this.#rpc.call('storage.use', undefined),
     /**
      * Asks the browser to keep Hearth's data (no eviction under storage pressure). The request
      * is made here on the page: `navigator.storage.persist()` is exposed to windows only, and

@@ -19,3 +19,18 @@ export const NEARLY_FULL = 0.9;
 
 export const isNearlyFull = (usage: number, quota: number): boolean =>
   quota > 0 && usage / quota >= NEARLY_FULL;
+
+/** One session or chat and what it keeps: its messages (their stored JSON) and its files. */
+export interface StorageUser {
+  kind: 'session' | 'chat';
+  id: string;
+  label: string;
+  messageBytes: number;
+  files: number;
+  bytes: number;
+}
+
+/** What takes the space, the largest first. */
+export interface StorageUse {
+  users: StorageUser[];
+}

@@ -124,7 +124,7 @@ export const artifactDirs = (runId: RunId): WorkspacePath[] => [
 ];
 
 /** Files and bytes under `path`, or the whole workspace (a missing directory holds nothing). */
-async function measureDir(
+export async function measureDir(
   workspace: Workspace,
   path?: WorkspacePath,
 ): Promise<{ files: number; bytes: number }> {

@@ -17,6 +17,7 @@ import type { SkillInspection } from '$lib/runtime/skills';
 import type { ExtensionInspection, ExtensionTryResult, ExtensionView } from '$lib/runtime/extensions';
 import type { ModelMode, ProfileProblem, ProfileScope, ProfileV5 } from '$lib/domain/profile';
 import type { ProfileIssue } from '$lib/ports/profiles';
+import type { StorageUse } from '$lib/domain/storage-quota';
 import type {
   PrunedLevel,
   RetentionPolicy,
@@ -272,6 +273,8 @@ export type RetentionApplyUpdate =
 /** Storage (usage, quota, persistence) and retention settings. */
 export type SettingsMethods = {
   'storage.estimate': (p: void) => StorageEstimate;
+  /** Every session and chat with the bytes of its messages and files, the largest first (reads them all). */
+  'storage.use': (p: void) => StorageUse;
   /**
    * `pageAnswer`: what `navigator.storage.persist()` answered on the page (the client asks there).
    * The request and its answer are remembered (`persistAsked`).

@@ -51,6 +51,7 @@ const api = (storage?: StorageManager) => {
   };
   return {
     estimate: () => plain(methods['storage.estimate'](undefined, signal)),
+    use: () => plain(methods['storage.use'](undefined, signal)),
     persist: (pageAnswer?: boolean) => plain(methods['storage.persist']({ pageAnswer }, signal)),
     get: () => plain(methods['settings.retention.get'](undefined, signal)),
     set: (policy: unknown) =>
@@ -191,5 +192,41 @@ describe('settings API: storage', () => {
     const answered = await s.persist(false);
     expect(answered.estimate.persistAsked).toEqual({ at: expect.any(Number), granted: false });
     expect((await s.estimate()).persistAsked).toEqual(answered.estimate.persistAsked);
+  });
+});
+
+describe('settings API: what takes the space', () => {
+  it('lists each session and chat with its messages and files, the largest first', async () => {
+    const s = api();
+    expect((await s.use()).users).toEqual([]);
+    const { session } = await demoRuns(['moss', 'rain']);
+    await ctx.chats.seedExample();
+    const chat = await ctx.chats.create('chr_example');
+    await ctx.chats.update(chat.id, { connectionId: 'demo' });
+    for await (const _ of ctx.chats.send(chat.id, 'Hello there, tell me about the lighthouse.')) void _;
+
+    const { users } = await s.use();
+    expect(users.map((u) => [u.kind, u.id])).toEqual(
+      expect.arrayContaining([
+        ['session', session.id],
+        ['chat', chat.id],
+      ]),
+    );
+    expect(users).toHaveLength(2);
+    const totals = users.map((u) => u.messageBytes + u.bytes);
+    expect(totals).toEqual([...totals].sort((a, b) => b - a));
+    const sessionUse = users.find((u) => u.kind === 'session')!;
+    const chatUse = users.find((u) => u.kind === 'chat')!;
+    expect(sessionUse.label).toBe('write a haiku about moss');
+    expect(chatUse.label).toMatch(/^Brindle: /);
+    // Messages as stored, and the files: the session's haiku and run records; the chat reply's run workspace.
+    const messages = await ctx.stores.sessions.messages(session.id);
+    expect(sessionUse.messageBytes).toBe(
+      messages.reduce((n, m) => n + new TextEncoder().encode(JSON.stringify(m)).byteLength, 0),
+    );
+    expect(sessionUse.files).toBeGreaterThan(5);
+    expect(sessionUse.bytes).toBeGreaterThan(0);
+    expect(chatUse.messageBytes).toBeGreaterThan(0);
+    expect(chatUse.files).toBeGreaterThan(0);
   });
 });

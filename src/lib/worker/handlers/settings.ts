@@ -8,6 +8,7 @@ import {
 } from '$lib/domain/retention';
 import type { RunTarget } from '$lib/domain/run';
 import { AsyncQueue } from '$lib/runtime/run-feed';
+import { measureStorageUse } from '$lib/runtime/storage-use';
 import {
   allRuns,
   applyRetention,
@@ -112,6 +113,14 @@ export function settingsHandlers(ctx: RuntimeContext): Handlers<SettingsMethods,
   return {
     methods: {
       'storage.estimate': () => estimate(),
+      'storage.use': () =>
+        measureStorageUse({
+          sessions: ctx.stores.sessions,
+          chats: ctx.stores.chats,
+          characters: ctx.stores.characters,
+          runs,
+          workspaces: ctx.workspaces,
+        }),
       async 'storage.persist'({ pageAnswer }) {
         let granted = pageAnswer;
         let askedBy: 'page' | 'worker' | 'none' = granted === undefined ? 'none' : 'page';
