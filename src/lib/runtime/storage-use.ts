@@ -21,8 +21,9 @@ export interface StorageUseDeps {
   workspaces: WorkspaceStore;
 }
 
+const utf8 = new TextEncoder();
 const jsonBytes = (rows: readonly unknown[]): number =>
-  rows.reduce<number>((n, row) => n + new TextEncoder().encode(JSON.stringify(row)).byteLength, 0);
+  rows.reduce<number>((n, row) => n + utf8.encode(JSON.stringify(row)).byteLength, 0);
 
 async function opened(workspaces: WorkspaceStore, key: string): Promise<Workspace> {
   const ws = await workspaces.open(key);
@@ -77,6 +78,8 @@ export async function measureStorageUse(deps: StorageUseDeps): Promise<StorageUs
     // The chat's own files; its replies' workspaces lie below `runs/` and are measured one by one.
     let { files, bytes } = await filesOf(await opened(deps.workspaces, `chats/${chatId}`), 'runs');
     for (const run of await deps.runs.listForChat(chatId)) {
+      // Retention deleted a pruned reply's workspace; opening it would make it again.
+      if (run.pruned) continue;
       const m = await measureDir(await opened(deps.workspaces, chatRunWorkspaceKey(chatId, run.id)));
       files += m.files;
       bytes += m.bytes;

@@ -528,6 +528,12 @@ describe('the library at size: favourites, chat activity, search text', () => {
 
     const marked = await call('characters.setFavorite', { id: b.id, favorite: true });
     expect(marked).toMatchObject({ id: b.id, favorite: true, chats: 0, lastChattedAt: null });
+    // Its own chats are counted, by their index.
+    expect(await call('characters.setFavorite', { id: a.id, favorite: false })).toMatchObject({
+      favorite: false,
+      chats: 2,
+      lastChattedAt: 9_000,
+    });
     const { characters } = await call('characters.list', undefined);
     expect(characters.map((c) => [c.name, c.favorite, c.chats, c.lastChattedAt])).toEqual([
       ['Aster', false, 2, 9_000],

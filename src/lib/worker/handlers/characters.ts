@@ -171,8 +171,9 @@ export function characterHandlers(ctx: RuntimeContext): Handlers<CharacterMethod
           updatedAt: now(),
         };
         await characters.put(checkedCharacter(next));
-        const activity = (await chats.activity()).get(id);
-        const s = summary(next, activity);
+        // This character's chats only, by their index, newest first.
+        const own = await chats.list(id);
+        const s = summary(next, own[0] ? { chats: own.length, lastChattedAt: own[0].updatedAt } : undefined);
         return withTransfer(s, [s.avatar]);
       },
 
