@@ -76,11 +76,14 @@ test('a Session run whose writes fill the quota fails with storage.quota_exceede
 
   // The earlier conversation and file are intact.
   await page.goto(sessionUrl);
-  await expect(page.locator('.message.user').first()).toContainText('save a small file');
-  await expect(page.locator('.message.assistant').filter({ hasText: 'Saved kept.md.' })).toBeVisible();
   await expect(page.getByRole('alert').filter({ hasText: 'The reply failed' })).toContainText(
     'storage.quota_exceeded',
   );
+  // The conversation opens at its end and renders only what is on screen; print renders all of it.
+  await page.emulateMedia({ media: 'print' });
+  await expect(page.locator('.message.user').first()).toContainText('save a small file');
+  await expect(page.locator('.message.assistant').filter({ hasText: 'Saved kept.md.' })).toBeVisible();
+  await page.emulateMedia({ media: 'screen' });
   const workspace = page.getByRole('complementary', { name: 'Workspace' });
   await workspace.getByRole('button', { name: /kept\.md/ }).click();
   await expect(workspace.getByRole('region', { name: 'File work/kept.md' })).toContainText('z'.repeat(20));
