@@ -87,3 +87,50 @@ test('retention previews and removes old runs’ details while the conversation 
   await expect(page.locator('.message.assistant', { hasText: 'Noted in' })).toHaveCount(1);
   await expect(page.locator('.message.assistant', { hasText: 'Here it is' })).toContainText('buy candles');
 });
+
+test('saved with "Apply automatically", retention prunes old runs by itself and says so', async ({
+  page,
+}) => {
+  await startSession(page, 'write a haiku about moss');
+  await expectReply(page, 'Here is your haiku');
+  await send(page, 'note: buy candles');
+  await expectReply(page, 'Noted in');
+  const runLinks = page.locator('a.run-link');
+  await expect(runLinks).toHaveCount(2);
+  const [oldest, newest] = (await runLinks.evaluateAll((links) =>
+    links.map((a) => a.getAttribute('href')!),
+  )) as [string, string];
+
+  await page.getByRole('navigation').getByRole('link', { name: 'Settings' }).click();
+  await expect(page.getByLabel('Days a run keeps more than its record')).toHaveValue('90');
+  await expect(page.getByLabel('MB the runs kept in full may hold')).toHaveValue('100');
+  await expect(page.getByLabel('Apply automatically')).toBeChecked();
+  await page.getByLabel('Runs that keep everything').fill('1');
+  await page.getByLabel('Runs that keep their journal').fill('1');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+
+  // Nobody presses Delete: a few seconds after the save the older run loses its details. The tab
+  // stays open (a reload would end its runtime before the pass), moving between its pages.
+  const nav = page.getByRole('navigation');
+  await expect(async () => {
+    await nav.getByRole('link', { name: 'Sessions' }).click();
+    await nav.getByRole('link', { name: 'Settings' }).click();
+    await expect(page.getByTestId('retention-last-auto')).toContainText('removed the details of 1 run', {
+      timeout: 1_000,
+    });
+  }).toPass({ timeout: 30_000 });
+  await nav.getByRole('link', { name: 'Sessions' }).click();
+  await page
+    .getByRole('link', { name: /write a haiku about moss/ })
+    .first()
+    .click();
+  await page.locator(`a.run-link[href="${oldest}"]`).click();
+  await expect(page.getByTestId('pruned-notice')).toContainText(
+    "This run's details were removed by retention",
+  );
+  await page.getByRole('link', { name: 'Back to the session' }).click();
+  await page.locator(`a.run-link[href="${newest}"]`).click();
+  await expect(page.getByRole('heading', { name: 'Run' })).toBeVisible();
+  await expect(page.getByTestId('pruned-notice')).toHaveCount(0);
+});

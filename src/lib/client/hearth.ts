@@ -402,6 +402,7 @@ export class HearthClient {
     retention: {
       get: () => this.#rpc.call('settings.retention.get', undefined),
       set: (policy: RetentionPolicy) => this.#rpc.call('settings.retention.set', policy),
+      lastAuto: () => this.#rpc.call('settings.retention.lastAuto', undefined),
       /** The dry run: which runs lose what, and the bytes and events that would be freed. */
       preview: (policy?: RetentionPolicy) => this.#rpc.call('settings.retention.preview', { policy }),
       /** Prunes, reporting progress; `only` = the previewed runs (nothing beyond them goes). */

@@ -3,38 +3,66 @@ import { err, ok, type Result } from './result';
 import type { RunId, RunStatus, RunTarget } from './run';
 
 /**
- * How many finished runs keep what (runtime.md §1.17.6, adapted to Sessions and chats). Terminal
- * runs, Session runs and chat replies together, are counted newest first: the newest
- * `keepFullRuns` keep everything; the newest `keepJournalRuns` keep their journal; older runs keep
- * only their record. Conversation messages and chat messages are never touched.
+ * What finished runs keep (runtime.md §1.17.6, adapted to Sessions and chats). Terminal runs,
+ * Session runs and chat replies together, are counted newest first: the newest `keepFullRuns`
+ * keep everything, as long as they are younger than `maxAgeDays` and their files together fit in
+ * `maxFullMB`; the newest `keepJournalRuns` younger than `maxAgeDays` keep their journal; the
+ * others keep only their record. Conversation messages and chat messages are never touched.
  */
 export interface RetentionPolicy {
   /** Runs that keep their stored files (model responses, tool arguments and results, checkpoints). */
   keepFullRuns: number;
   /** Runs that keep their journal (the event log the run view replays). */
   keepJournalRuns: number;
+  /** Runs that finished more than this many days ago keep only their record; 0: no age limit. */
+  maxAgeDays: number;
+  /**
+   * The files of the runs that keep everything, together, in MB; past it the older ones lose
+   * theirs first. 0: no size limit.
+   */
+  maxFullMB: number;
+  /** Applied by Hearth itself after runs finish and when it starts, not only from Settings. */
+  automatic: boolean;
 }
 
-export const DEFAULT_RETENTION: RetentionPolicy = { keepFullRuns: 20, keepJournalRuns: 100 };
+/**
+ * Hearth prunes by itself (runtime.md's `autoPruneEnabled=false` is a desktop default; a
+ * browser's quota is smaller and a person who chats daily would otherwise fill it): a year of 50
+ * replies a day stays within a few hundred MB (docs/performance.md).
+ */
+export const DEFAULT_RETENTION: RetentionPolicy = {
+  keepFullRuns: 20,
+  keepJournalRuns: 100,
+  maxAgeDays: 90,
+  maxFullMB: 100,
+  automatic: true,
+};
 export const RETENTION_MAX = 10_000;
+export const MAX_AGE_DAYS = 3650;
+export const MAX_FULL_MB = 100_000;
+export const DAY_MS = 86_400_000;
 
-export type RetentionField = keyof RetentionPolicy;
+export type RetentionField = Exclude<keyof RetentionPolicy, 'automatic'>;
 
 /** Field-level problems, for forms: `{ keepFullRuns: 'Use a whole number from 0 to 10,000.' }`. */
 export type RetentionProblems = Partial<Record<RetentionField, string>>;
 
-const RANGE = `a whole number from 0 to ${RETENTION_MAX.toLocaleString('en')}`;
+const range = (max: number) => `a whole number from 0 to ${max.toLocaleString('en')}`;
+export const RETENTION_LIMITS: Record<RetentionField, number> = {
+  keepFullRuns: RETENTION_MAX,
+  keepJournalRuns: RETENTION_MAX,
+  maxAgeDays: MAX_AGE_DAYS,
+  maxFullMB: MAX_FULL_MB,
+};
 
-/** Checks each field (0..10000, whole) and that `keepFullRuns` is not larger than `keepJournalRuns`. */
-export function retentionProblems(input: {
-  keepFullRuns: unknown;
-  keepJournalRuns: unknown;
-}): RetentionProblems {
+/** Checks each field (whole, within its range) and that `keepFullRuns` is not larger than `keepJournalRuns`. */
+export function retentionProblems(input: Record<RetentionField, unknown>): RetentionProblems {
   const problems: RetentionProblems = {};
-  const inRange = (v: unknown): v is number =>
-    typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= RETENTION_MAX;
-  if (!inRange(input.keepFullRuns)) problems.keepFullRuns = `Use ${RANGE}.`;
-  if (!inRange(input.keepJournalRuns)) problems.keepJournalRuns = `Use ${RANGE}.`;
+  for (const field of Object.keys(RETENTION_LIMITS) as RetentionField[]) {
+    const v = input[field];
+    const fits = typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= RETENTION_LIMITS[field];
+    if (!fits) problems[field] = `Use ${range(RETENTION_LIMITS[field])}.`;
+  }
   if (
     !problems.keepFullRuns &&
     !problems.keepJournalRuns &&
@@ -45,28 +73,36 @@ export function retentionProblems(input: {
   return problems;
 }
 
-/** A valid policy, or `settings.invalid` naming every problem. Unknown keys are dropped. */
+/**
+ * A valid policy, or `settings.invalid` naming every problem. Unknown keys are dropped; a field a
+ * policy saved by an earlier version lacks takes its default.
+ */
 export function parseRetentionPolicy(input: unknown): Result<RetentionPolicy, HearthError> {
   if (typeof input !== 'object' || input === null) {
     return err(hearthError('settings.invalid', 'Retention settings must be an object.'));
   }
-  const { keepFullRuns, keepJournalRuns } = input as Record<string, unknown>;
-  const problems = retentionProblems({ keepFullRuns, keepJournalRuns });
-  const entries = Object.entries(problems);
-  if (entries.length) {
-    return err(
-      hearthError(
-        'settings.invalid',
-        entries.map(([field, message]) => `${FIELD_LABELS[field as RetentionField]}: ${message}`).join(' '),
-      ),
-    );
-  }
-  return ok({ keepFullRuns: keepFullRuns as number, keepJournalRuns: keepJournalRuns as number });
+  const given = input as Record<string, unknown>;
+  const field = <K extends keyof RetentionPolicy>(k: K): unknown => given[k] ?? DEFAULT_RETENTION[k];
+  const values = {
+    keepFullRuns: field('keepFullRuns'),
+    keepJournalRuns: field('keepJournalRuns'),
+    maxAgeDays: field('maxAgeDays'),
+    maxFullMB: field('maxFullMB'),
+  };
+  const problems = Object.entries(retentionProblems(values)).map(
+    ([f, message]) => `${FIELD_LABELS[f as RetentionField]}: ${message}`,
+  );
+  const automatic = field('automatic');
+  if (typeof automatic !== 'boolean') problems.push('Automatic: must be true or false.');
+  if (problems.length) return err(hearthError('settings.invalid', problems.join(' ')));
+  return ok({ ...(values as Record<RetentionField, number>), automatic: automatic as boolean });
 }
 
 export const FIELD_LABELS: Record<RetentionField, string> = {
   keepFullRuns: 'Runs that keep everything',
   keepJournalRuns: 'Runs that keep their journal',
+  maxAgeDays: 'Days a run keeps more than its record',
+  maxFullMB: 'MB the runs kept in full may hold',
 };
 
 /** What retention removed from a run; the record stays so the run view can say so. */
@@ -81,6 +117,8 @@ export interface RetentionItem {
   position: number;
   /** What the run keeps afterwards: `artifacts` removed, or `journal` (and artifacts) removed. */
   prune: PrunedLevel;
+  /** Which limit it is past: the count of runs, their age, or the size of the newer runs' files. */
+  because: 'count' | 'age' | 'size';
   /**
    * Its files go (not already removed): a Session run's `runs/<runId>/` and `tool-results/<runId>/`
    * in the session workspace; a chat reply's own run workspace (the message it committed, its
@@ -139,4 +177,17 @@ export interface RetentionResult {
   totals: Footprint & { runs: number };
   skipped: number;
   failed: number;
+}
+
+/** What the last automatic pass did, for the Storage section. */
+export interface AutoRetentionReport {
+  at: number;
+  /** Runs that lost something, and the files, bytes and events freed. */
+  runs: number;
+  bytes: number;
+  events: number;
+  /** Persistent states no message used any more. */
+  states: number;
+  failed: number;
+  error?: HearthError;
 }

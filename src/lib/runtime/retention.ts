@@ -1,6 +1,8 @@
 import { HearthFailure, toHearthError, type HearthError } from '$lib/domain/errors';
 import { ok, type Result } from '$lib/domain/result';
 import {
+  DAY_MS,
+  DEFAULT_RETENTION,
   parseRetentionPolicy,
   type Footprint,
   type MeasuredItem,
@@ -16,7 +18,7 @@ import { isTerminal, type RunId, type RunRecord, type RunTarget } from '$lib/dom
 import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
 import type { Clock } from '$lib/ports/clock';
 import type { Journal } from '$lib/ports/journal';
-import type { RunStore } from '$lib/ports/stores';
+import type { RunStore, SettingsStore } from '$lib/ports/stores';
 import type { Workspace, WorkspaceStore } from '$lib/ports/workspace';
 import { chatRunWorkspaceKey } from './chats';
 import { sessionWorkspaceKey } from './sessions';
@@ -40,6 +42,16 @@ export type {
  * conversation nor the chat's messages, swipes and persistent states are deleted.
  */
 
+export const RETENTION_KEY = 'retention';
+/** The last automatic pass's report (`AutoRetentionReport`). */
+export const AUTO_RETENTION_KEY = 'retention.lastAuto';
+
+/** The saved policy; a missing or damaged one reads as the defaults. */
+export async function savedRetention(settings: SettingsStore): Promise<RetentionPolicy> {
+  const parsed = parseRetentionPolicy(await settings.get<unknown>(RETENTION_KEY));
+  return parsed.ok ? parsed.value : { ...DEFAULT_RETENTION };
+}
+
 export interface RetentionDeps {
   runs: RunStore;
   journal: Journal;
@@ -50,6 +62,16 @@ export interface RetentionDeps {
 const newestFirst = (a: RunRecord, b: RunRecord) =>
   b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
+/** What planning needs besides the runs: the time, and the bytes of files each run still holds. */
+export interface PlanContext {
+  now: number;
+  /**
+   * Bytes of each run's artifacts, for the runs that may keep everything (see `fullCandidates`);
+   * a run missing here counts as 0. Only read when the policy has a size limit.
+   */
+  sizes?: ReadonlyMap<RunId, number>;
+}
+
 /**
  * Pure: which runs lose what under `policy`. Already-removed parts are not planned again, so a
  * run pruned before appears only if it now loses more. The policy is validated first.
@@ -57,15 +79,27 @@ const newestFirst = (a: RunRecord, b: RunRecord) =>
 export function planRetention(
   runs: readonly RunRecord[],
   policy: RetentionPolicy,
+  context: PlanContext,
 ): Result<RetentionPlan, HearthError> {
   const valid = parseRetentionPolicy(policy);
   if (!valid.ok) return valid;
-  const { keepFullRuns, keepJournalRuns } = valid.value;
+  const { keepFullRuns, keepJournalRuns, maxAgeDays, maxFullMB } = valid.value;
   const terminal = runs.filter((r) => isTerminal(r.status)).sort(newestFirst);
+  const cap = maxFullMB * 1024 * 1024;
+  let used = 0;
+  let fits = true;
   const items: RetentionItem[] = [];
   terminal.forEach((run, i) => {
-    if (i < keepFullRuns) return;
-    const prune: PrunedLevel = i < keepJournalRuns ? 'artifacts' : 'journal';
+    const old = maxAgeDays > 0 && context.now - run.updatedAt > maxAgeDays * DAY_MS;
+    const counted = i < keepFullRuns;
+    // The newest runs fill the size budget first; once one does not fit, the older ones lose theirs.
+    if (counted && !old && fits && cap > 0 && run.pruned === undefined) {
+      used += context.sizes?.get(run.id) ?? 0;
+      fits = used <= cap;
+    }
+    if (counted && !old && fits) return;
+    const because: RetentionItem['because'] = old ? 'age' : counted ? 'size' : 'count';
+    const prune: PrunedLevel = i < keepJournalRuns && !old ? 'artifacts' : 'journal';
     const deleteArtifacts = run.pruned === undefined;
     const deleteJournal = prune === 'journal' && run.pruned !== 'journal';
     if (!deleteArtifacts && !deleteJournal) return;
@@ -76,6 +110,7 @@ export function planRetention(
       createdAt: run.createdAt,
       position: i + 1,
       prune,
+      because,
       deleteArtifacts,
       deleteJournal,
     });
@@ -86,6 +121,16 @@ export function planRetention(
     activeRuns: runs.length - terminal.length,
     items,
   });
+}
+
+/** Pure: the runs whose artifacts' size the plan weighs (those that may keep everything). */
+export function fullCandidates(runs: readonly RunRecord[], policy: RetentionPolicy): RunRecord[] {
+  if (policy.maxFullMB === 0) return [];
+  return runs
+    .filter((r) => isTerminal(r.status))
+    .sort(newestFirst)
+    .slice(0, policy.keepFullRuns)
+    .filter((r) => r.pruned === undefined);
 }
 
 /**
@@ -192,6 +237,32 @@ async function measureArtifacts(artifacts: Artifacts): Promise<{ files: number; 
     bytes += m.bytes;
   }
   return { files, bytes };
+}
+
+/** Bytes of each run's artifacts that the size limit weighs (`fullCandidates`). */
+export async function artifactSizes(
+  runs: readonly RunRecord[],
+  policy: RetentionPolicy,
+  workspaces: WorkspaceStore,
+): Promise<Map<RunId, number>> {
+  const artifacts = artifactsOf(workspaces);
+  const sizes = new Map<RunId, number>();
+  for (const run of fullCandidates(runs, policy)) {
+    sizes.set(run.id, (await measureArtifacts(await artifacts(run.id, run.target))).bytes);
+  }
+  return sizes;
+}
+
+/** `policy` planned over every run as they are now, with the sizes its size limit needs. */
+export async function currentPlan(
+  policy: RetentionPolicy,
+  deps: Pick<RetentionDeps, 'runs' | 'workspaces' | 'clock'>,
+): Promise<RetentionPlan> {
+  const runs = await allRuns(deps.runs);
+  const sizes = await artifactSizes(runs, policy, deps.workspaces);
+  const planned = planRetention(runs, policy, { now: deps.clock.now(), sizes });
+  if (!planned.ok) throw new HearthFailure(planned.error);
+  return planned.value;
 }
 
 async function measureItem(

@@ -74,6 +74,8 @@ export interface RunServiceDeps {
   /** Ends each workspace's sandbox with its run. */
   sandbox?: Sandbox;
   page?: PageNotices;
+  /** Told after each run of this tab settles (retention follows finished runs). */
+  onSettled?: () => void;
 }
 
 interface ActiveRun {
@@ -459,6 +461,7 @@ export class RunService {
         unsubscribe();
         queue.close();
         finished();
+        this.#deps.onSettled?.();
       }
     });
     if (!held.acquired) throw new HearthFailure(hearthError('agent.session_busy', plan.busy));

@@ -50,6 +50,8 @@ import type { ExtensionRunner } from '$lib/ports/extensions';
 import { Extensions } from '$lib/runtime/extensions';
 import { DexieSkillStore } from '$lib/adapters/db/skill-store';
 import { Skills } from '$lib/runtime/skills';
+import { AutoRetention } from '$lib/runtime/auto-retention';
+import { applyRetention, AUTO_RETENTION_KEY, currentPlan, savedRetention } from '$lib/runtime/retention';
 import { openWatched } from '$lib/adapters/db/opening';
 import type { DatabaseProblem } from '$lib/domain/database-problem';
 
@@ -80,6 +82,11 @@ export interface RuntimeOptions {
   databaseProblem?: (problem: DatabaseProblem) => void;
   /** The OPFS root `workspaces` keeps its files in (backups stage and write their archives beside them). */
   opfsRoot?: () => Promise<FileSystemDirectoryHandle>;
+  /**
+   * The saved retention policy, when automatic, is applied this long after runs finish and after
+   * the start; without it (tests) only Settings applies it.
+   */
+  autoRetentionDelayMs?: number;
 }
 
 /** Where no isolation is available (Node), extensions are refused rather than run unprotected. */
@@ -123,6 +130,8 @@ export interface RuntimeContext {
   /** The one image normalization (tools.md §11): tool images and the person's. */
   images: ImageNormalizer;
   opfsRoot: () => Promise<FileSystemDirectoryHandle>;
+  /** Applies the saved retention policy by itself (`autoRetentionDelayMs`), or null. */
+  retention: AutoRetention | null;
   /** This build's version (package.json), written into backups. */
   appVersion: string;
 }
@@ -187,6 +196,7 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     bus: broadcastRunBus(),
     sandbox: options.sandbox,
     page: options.page,
+    onSettled: () => retention?.poke(),
   });
   const workspaces = new TieredWorkspaceStore(options.workspaces, new DexieRecordStore(db));
   const images = options.images ?? new JsquashImageNormalizer();
@@ -248,6 +258,8 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     ...shared,
     providers: toolProviders([builtinProvider(runtimeTools.chat), mcp.provider(), extensions.provider()]),
   });
+  const retention = autoRetention(options, stores, workspaces, chats);
+  retention?.poke();
   return {
     options,
     db,
@@ -265,6 +277,35 @@ export function createRuntimeContext(options: RuntimeOptions): RuntimeContext {
     externalTools: [mcp.provider(), extensions.provider()],
     images: shared.images,
     opfsRoot: options.opfsRoot ?? (() => navigator.storage.getDirectory()),
+    retention,
     appVersion: __HEARTH_VERSION__,
   };
+}
+
+function autoRetention(
+  options: RuntimeOptions,
+  stores: RuntimeContext['stores'],
+  workspaces: WorkspaceStore,
+  chats: ChatService,
+): AutoRetention | null {
+  if (options.autoRetentionDelayMs === undefined) return null;
+  const deps = { runs: stores.runs, journal: stores.journal, workspaces, clock: systemClock };
+  return new AutoRetention({
+    policy: () => savedRetention(stores.settings),
+    async prune(policy) {
+      const { totals, failed } = await applyRetention(await currentPlan(policy, deps), deps);
+      const states = await chats.allUnreferencedStates(true);
+      return {
+        runs: totals.runs,
+        bytes: totals.bytes + states.bytes,
+        events: totals.events,
+        states: states.states,
+        failed,
+      };
+    },
+    report: (report) => stores.settings.set(AUTO_RETENTION_KEY, report),
+    locks: options.locks,
+    clock: systemClock,
+    delayMs: options.autoRetentionDelayMs,
+  });
 }

@@ -20,6 +20,7 @@ import type { ProfileIssue } from '$lib/ports/profiles';
 import type { StorageUse } from '$lib/domain/storage-quota';
 import type {
   PrunedLevel,
+  AutoRetentionReport,
   RetentionPolicy,
   RetentionPreview,
   RetentionResult,
@@ -280,9 +281,11 @@ export type SettingsMethods = {
    * The request and its answer are remembered (`persistAsked`).
    */
   'storage.persist': (p: { pageAnswer?: boolean }) => PersistResult;
-  /** The saved retention policy, or the defaults (keep 20 runs in full, 100 with their journal). */
+  /** The saved retention policy, or the defaults (DEFAULT_RETENTION). */
   'settings.retention.get': (p: void) => RetentionPolicy;
-  /** Validates (`settings.invalid`) and saves the policy. */
+  /** What the last automatic pass freed or met, or null before any did something. */
+  'settings.retention.lastAuto': (p: void) => AutoRetentionReport | null;
+  /** Validates (`settings.invalid`) and saves the policy; an automatic one is applied soon after. */
   'settings.retention.set': (p: RetentionPolicy) => RetentionPolicy;
   /** The dry run: runs affected and what would be freed, under `policy` (default: the saved one). */
   'settings.retention.preview': (p: { policy?: RetentionPolicy }) => RetentionPreviewResult;

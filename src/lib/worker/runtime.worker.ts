@@ -33,6 +33,7 @@ serveRpc(
     extensions: new IsolatedExtensionRunner(extensionHost, () => engines.extensionBundle()),
     attachExtensionHost,
     appOrigin: self.location.origin,
+    autoRetentionDelayMs: 5_000,
     databaseProblem: (problem) => tell(page.call('page.databaseProblem', problem)),
     page: {
       approvalRequested: (runId, target, request) =>

@@ -8,10 +8,12 @@ import type { Workspace } from '$lib/ports/workspace';
 import {
   allRuns,
   applyRetention,
+  fullCandidates,
   planRetention,
   previewRetention,
   restrictPlan,
   type MeasuredItem,
+  type PlanContext,
   type RetentionPlan,
 } from '$lib/runtime/retention';
 import { chatRunWorkspaceKey } from '$lib/runtime/chats';
@@ -36,8 +38,23 @@ const run = (n: number, status: RunStatus = 'completed', extra: Partial<RunRecor
 /** Runs 1..n, run n the newest. */
 const runs = (n: number) => Array.from({ length: n }, (_, i) => run(i + 1));
 
-const plan = (records: RunRecord[], policy: RetentionPolicy): RetentionPlan => {
-  const planned = planRetention(records, policy);
+/** The count windows alone: no age or size limit. */
+const counts = (keepFullRuns: number, keepJournalRuns: number): RetentionPolicy => ({
+  keepFullRuns,
+  keepJournalRuns,
+  maxAgeDays: 0,
+  maxFullMB: 0,
+  automatic: false,
+});
+
+const NOW = 1_800_000_000_000;
+
+const plan = (
+  records: RunRecord[],
+  policy: RetentionPolicy,
+  context: PlanContext = { now: NOW },
+): RetentionPlan => {
+  const planned = planRetention(records, policy, context);
   if (!planned.ok) throw new Error(planned.error.message);
   return planned.value;
 };
@@ -48,47 +65,47 @@ const summary = (p: RetentionPlan) =>
 
 describe('planRetention', () => {
   const cases: { name: string; records: RunRecord[]; policy: RetentionPolicy; expected: string[] }[] = [
-    { name: 'nothing to do under the windows', records: runs(20), policy: DEFAULT_RETENTION, expected: [] },
+    { name: 'nothing to do under the windows', records: runs(20), policy: counts(20, 100), expected: [] },
     {
       name: 'one past the full window loses its artifacts',
       records: runs(21),
-      policy: DEFAULT_RETENTION,
+      policy: counts(20, 100),
       expected: ['run_001:A'],
     },
     {
       name: 'between the windows: artifacts; past the journal window: both',
       records: runs(5),
-      policy: { keepFullRuns: 2, keepJournalRuns: 4 },
+      policy: counts(2, 4),
       expected: ['run_003:A', 'run_002:A', 'run_001:AJ'],
     },
     {
       name: 'equal windows: everything past them loses both',
       records: runs(4),
-      policy: { keepFullRuns: 2, keepJournalRuns: 2 },
+      policy: counts(2, 2),
       expected: ['run_002:AJ', 'run_001:AJ'],
     },
     {
       name: 'zero windows: every finished run loses both',
       records: runs(2),
-      policy: { keepFullRuns: 0, keepJournalRuns: 0 },
+      policy: counts(0, 0),
       expected: ['run_002:AJ', 'run_001:AJ'],
     },
     {
       name: 'zero full, journal window exactly the count',
       records: runs(3),
-      policy: { keepFullRuns: 0, keepJournalRuns: 3 },
+      policy: counts(0, 3),
       expected: ['run_003:A', 'run_002:A', 'run_001:A'],
     },
     {
       name: 'the maximum keeps everything',
       records: runs(30),
-      policy: { keepFullRuns: 10_000, keepJournalRuns: 10_000 },
+      policy: counts(10_000, 10_000),
       expected: [],
     },
     {
       name: 'order is by creation, not by the input order',
       records: runs(4).reverse(),
-      policy: { keepFullRuns: 3, keepJournalRuns: 3 },
+      policy: counts(3, 3),
       expected: ['run_001:AJ'],
     },
     {
@@ -100,7 +117,7 @@ describe('planRetention', () => {
         run(4, 'partial_success'),
         run(5, 'completed'),
       ],
-      policy: { keepFullRuns: 1, keepJournalRuns: 5 },
+      policy: counts(1, 5),
       expected: ['run_004:A', 'run_003:A', 'run_002:A', 'run_001:A'],
     },
     {
@@ -113,7 +130,7 @@ describe('planRetention', () => {
         run(5, 'cancelling'),
         run(6, 'dispatching_tool'),
       ],
-      policy: { keepFullRuns: 1, keepJournalRuns: 1 },
+      policy: counts(1, 1),
       expected: ['run_001:AJ'],
     },
     {
@@ -124,7 +141,7 @@ describe('planRetention', () => {
         run(3, 'completed', { pruned: 'artifacts' }),
         run(4),
       ],
-      policy: { keepFullRuns: 0, keepJournalRuns: 2 },
+      policy: counts(0, 2),
       expected: ['run_004:A', 'run_002:J'],
     },
   ];
@@ -135,7 +152,7 @@ describe('planRetention', () => {
   }
 
   it('numbers positions among finished runs and counts the active ones', () => {
-    const p = plan([run(1), run(2, 'calling_model'), run(3)], { keepFullRuns: 1, keepJournalRuns: 1 });
+    const p = plan([run(1), run(2, 'calling_model'), run(3)], counts(1, 1));
     expect(p).toMatchObject({ terminalRuns: 2, activeRuns: 1 });
     expect(p.items).toEqual([
       {
@@ -145,6 +162,7 @@ describe('planRetention', () => {
         createdAt: 1001,
         position: 2,
         prune: 'journal',
+        because: 'count',
         deleteArtifacts: true,
         deleteJournal: true,
       },
@@ -153,21 +171,70 @@ describe('planRetention', () => {
 
   it('breaks ties in creation time the same way every time', () => {
     const tied = [run(1, 'completed', { createdAt: 5 }), run(2, 'completed', { createdAt: 5 })];
-    const a = summary(plan(tied, { keepFullRuns: 1, keepJournalRuns: 1 }));
-    const b = summary(plan([...tied].reverse(), { keepFullRuns: 1, keepJournalRuns: 1 }));
+    const a = summary(plan(tied, counts(1, 1)));
+    const b = summary(plan([...tied].reverse(), counts(1, 1)));
     expect(a).toEqual(b);
     expect(a).toHaveLength(1);
   });
 });
 
+describe('planRetention by age and size', () => {
+  const DAY = 86_400_000;
+  /** Run n finished `days` before NOW. */
+  const aged = (n: number, days: number) => run(n, 'completed', { updatedAt: NOW - days * DAY });
+
+  it('a run older than the days kept loses files and journal, inside the count windows', () => {
+    const p = plan([aged(1, 91), aged(2, 89), aged(3, 1)], { ...counts(20, 100), maxAgeDays: 90 });
+    expect(summary(p)).toEqual(['run_001:AJ']);
+    expect(p.items[0]).toMatchObject({ prune: 'journal', because: 'age' });
+    // 0 is no age limit.
+    expect(plan([aged(1, 5000)], counts(20, 100)).items).toEqual([]);
+  });
+
+  it('the newest runs fill the MB kept; from the first that does not fit, older runs lose their files', () => {
+    const MB = 1024 * 1024;
+    const records = runs(5);
+    const sizes = new Map<RunId, number>([
+      ['run_005' as RunId, 40 * MB],
+      ['run_004' as RunId, 50 * MB],
+      ['run_003' as RunId, 20 * MB],
+      ['run_002' as RunId, 1],
+      ['run_001' as RunId, 1],
+    ]);
+    const p = plan(records, { ...counts(20, 100), maxFullMB: 100 }, { now: NOW, sizes });
+    expect(summary(p)).toEqual(['run_003:A', 'run_002:A', 'run_001:A']);
+    expect(p.items.map((i) => i.because)).toEqual(['size', 'size', 'size']);
+    // Exactly at the limit fits; no limit keeps all.
+    sizes.set('run_003' as RunId, 10 * MB);
+    expect(summary(plan(records, { ...counts(20, 100), maxFullMB: 100 }, { now: NOW, sizes }))).toEqual([
+      'run_002:A',
+      'run_001:A',
+    ]);
+    expect(plan(records, counts(20, 100), { now: NOW, sizes }).items).toEqual([]);
+  });
+
+  it('weighs only runs that still hold files, and only those within the count', () => {
+    const records = [run(1), run(2, 'completed', { pruned: 'artifacts' }), run(3), run(4, 'calling_model')];
+    const policy = { ...counts(2, 100), maxFullMB: 1 };
+    expect(fullCandidates(records, policy).map((r) => r.id)).toEqual(['run_003']);
+    expect(fullCandidates(records, counts(2, 100))).toEqual([]);
+  });
+});
+
 describe('retention policy validation', () => {
+  const valid = { ...DEFAULT_RETENTION };
   const invalid: [string, unknown, string[]][] = [
-    ['negative', { keepFullRuns: -1, keepJournalRuns: 100 }, ['keepFullRuns']],
-    ['over the maximum', { keepFullRuns: 20, keepJournalRuns: 10_001 }, ['keepJournalRuns']],
-    ['fractional', { keepFullRuns: 1.5, keepJournalRuns: 100 }, ['keepFullRuns']],
-    ['not a number', { keepFullRuns: '3', keepJournalRuns: NaN }, ['keepFullRuns', 'keepJournalRuns']],
-    ['missing', { keepFullRuns: 3 }, ['keepJournalRuns']],
-    ['full larger than journal', { keepFullRuns: 101, keepJournalRuns: 100 }, ['keepFullRuns']],
+    ['negative', { ...valid, keepFullRuns: -1 }, ['keepFullRuns']],
+    ['over the maximum', { ...valid, keepJournalRuns: 10_001 }, ['keepJournalRuns']],
+    ['fractional', { ...valid, keepFullRuns: 1.5 }, ['keepFullRuns']],
+    [
+      'not a number',
+      { ...valid, keepFullRuns: '3', keepJournalRuns: NaN },
+      ['keepFullRuns', 'keepJournalRuns'],
+    ],
+    ['full larger than journal', { ...valid, keepFullRuns: 101, keepJournalRuns: 100 }, ['keepFullRuns']],
+    ['days over ten years', { ...valid, maxAgeDays: 3651 }, ['maxAgeDays']],
+    ['negative MB', { ...valid, maxFullMB: -5 }, ['maxFullMB']],
   ];
   for (const [name, input, fields] of invalid) {
     it(`rejects ${name}`, () => {
@@ -175,28 +242,47 @@ describe('retention policy validation', () => {
       const parsed = parseRetentionPolicy(input);
       expect(parsed.ok).toBe(false);
       if (!parsed.ok) expect(parsed.error.code).toBe('settings.invalid');
-      const planned = planRetention(runs(3), input as RetentionPolicy);
+      const planned = planRetention(runs(3), input as RetentionPolicy, { now: NOW });
       expect(planned.ok).toBe(false);
     });
   }
 
-  it('accepts the bounds and drops unknown keys', () => {
-    expect(parseRetentionPolicy({ keepFullRuns: 0, keepJournalRuns: 0 })).toEqual({
+  it('rejects an automatic flag that is not a boolean', () => {
+    const parsed = parseRetentionPolicy({ ...valid, automatic: 'yes' });
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.error.message).toContain('Automatic');
+  });
+
+  it('accepts the bounds, drops unknown keys and fills what an older saved policy lacks', () => {
+    const zeros = { keepFullRuns: 0, keepJournalRuns: 0, maxAgeDays: 0, maxFullMB: 0, automatic: false };
+    expect(parseRetentionPolicy(zeros)).toEqual({ ok: true, value: zeros });
+    const most = {
+      keepFullRuns: 10_000,
+      keepJournalRuns: 10_000,
+      maxAgeDays: 3650,
+      maxFullMB: 100_000,
+      automatic: true,
+    };
+    expect(parseRetentionPolicy({ ...most, x: 1 })).toEqual({ ok: true, value: most });
+    // What an earlier Hearth saved: the two windows only.
+    expect(parseRetentionPolicy({ keepFullRuns: 3, keepJournalRuns: 7 })).toEqual({
       ok: true,
-      value: { keepFullRuns: 0, keepJournalRuns: 0 },
-    });
-    expect(parseRetentionPolicy({ keepFullRuns: 10_000, keepJournalRuns: 10_000, x: 1 })).toEqual({
-      ok: true,
-      value: { keepFullRuns: 10_000, keepJournalRuns: 10_000 },
+      value: { ...DEFAULT_RETENTION, keepFullRuns: 3, keepJournalRuns: 7 },
     });
     expect(parseRetentionPolicy(null).ok).toBe(false);
-    expect(DEFAULT_RETENTION).toEqual({ keepFullRuns: 20, keepJournalRuns: 100 });
+    expect(DEFAULT_RETENTION).toEqual({
+      keepFullRuns: 20,
+      keepJournalRuns: 100,
+      maxAgeDays: 90,
+      maxFullMB: 100,
+      automatic: true,
+    });
   });
 });
 
 describe('restrictPlan', () => {
   it('keeps only what was previewed, never more than previewed', () => {
-    const fresh = plan(runs(4), { keepFullRuns: 0, keepJournalRuns: 1 });
+    const fresh = plan(runs(4), counts(0, 1));
     expect(summary(fresh)).toEqual(['run_004:A', 'run_003:AJ', 'run_002:AJ', 'run_001:AJ']);
     const narrowed = restrictPlan(fresh, [
       { runId: 'run_004' as RunId, prune: 'artifacts' },
@@ -208,10 +294,7 @@ describe('restrictPlan', () => {
   });
 
   it('drops a run previewed for artifacts that only has its journal left to lose', () => {
-    const fresh = plan([run(1, 'completed', { pruned: 'artifacts' }), run(2)], {
-      keepFullRuns: 1,
-      keepJournalRuns: 1,
-    });
+    const fresh = plan([run(1, 'completed', { pruned: 'artifacts' }), run(2)], counts(1, 1));
     expect(summary(fresh)).toEqual(['run_001:J']);
     expect(restrictPlan(fresh, [{ runId: 'run_001' as RunId, prune: 'artifacts' }]).items).toEqual([]);
   });
@@ -292,7 +375,7 @@ describe('previewRetention and applyRetention on real runs', () => {
       expect([...before.keys()].some((k) => k.startsWith(`tool-results/${id}/`))).toBe(true);
     }
 
-    const planned = plan(await allRuns(h.runs), { keepFullRuns: 1, keepJournalRuns: 2 });
+    const planned = plan(await allRuns(h.runs), counts(1, 2));
     expect(summary(planned)).toEqual([`${three}:A`, `${two}:AJ`, `${one}:AJ`]);
 
     const preview = await previewRetention(planned, deps);
@@ -349,14 +432,14 @@ describe('previewRetention and applyRetention on real runs', () => {
     expect(await h.sessions.messages(session.id)).toEqual(messagesBefore);
 
     // Running it again finds nothing more to do.
-    expect(plan(await allRuns(h.runs), { keepFullRuns: 1, keepJournalRuns: 2 }).items).toEqual([]);
+    expect(plan(await allRuns(h.runs), counts(1, 2)).items).toEqual([]);
   });
 
   it('a second pass removes only what is left (the journal of a run already pruned)', async () => {
     const { h, ids, deps } = await setup(['a', 'b']);
-    const first = plan(await allRuns(h.runs), { keepFullRuns: 1, keepJournalRuns: 2 });
+    const first = plan(await allRuns(h.runs), counts(1, 2));
     await applyRetention(first, deps);
-    const second = plan(await allRuns(h.runs), { keepFullRuns: 1, keepJournalRuns: 1 });
+    const second = plan(await allRuns(h.runs), counts(1, 1));
     expect(summary(second)).toEqual([`${ids[0]}:J`]);
     const preview = await previewRetention(second, deps);
     expect(preview.totals.bytes).toBe(0);
@@ -384,7 +467,7 @@ describe('previewRetention and applyRetention on real runs', () => {
     }
     if (!activeId) throw new Error('no run');
 
-    const planned = plan(await allRuns(h.runs), { keepFullRuns: 0, keepJournalRuns: 0 });
+    const planned = plan(await allRuns(h.runs), counts(0, 0));
     expect(planned.activeRuns).toBe(1);
     expect(planned.items.map((i) => i.runId)).toEqual([ids[0]]);
 
@@ -426,7 +509,7 @@ describe('previewRetention and applyRetention on real runs', () => {
 
   it('skips a run deleted since planning, and stops between runs when aborted', async () => {
     const { h, ids, deps } = await setup(['x', 'y', 'z']);
-    const planned = plan(await allRuns(h.runs), { keepFullRuns: 0, keepJournalRuns: 3 });
+    const planned = plan(await allRuns(h.runs), counts(0, 3));
     await h.db.runs.delete(ids[2]!);
     const controller = new AbortController();
     const result = await applyRetention(planned, deps, {
@@ -479,7 +562,7 @@ describe('retention of chat replies', () => {
     expect(statesBefore.some((k) => k.includes(stateOf(2)))).toBe(true);
 
     const retention = { runs: deps.runs, journal: deps.journal, workspaces, clock: deps.clock };
-    const planned = plan(await allRuns(deps.runs), { keepFullRuns: 1, keepJournalRuns: 1 });
+    const planned = plan(await allRuns(deps.runs), counts(1, 1));
     expect(summary(planned)).toEqual([`${older!.id}:AJ`]);
     expect(planned.items[0]!.target).toEqual({ kind: 'chat', chatId: chat.id });
     const preview = await previewRetention(planned, retention);

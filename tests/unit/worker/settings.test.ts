@@ -3,9 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryWorkspaceStore } from '$lib/adapters/memory/workspace';
 import { memoryLocks } from '$lib/adapters/system/locks';
 import { HearthFailure } from '$lib/domain/errors';
+import { DEFAULT_RETENTION, type RetentionPolicy } from '$lib/domain/retention';
 import type { RunId } from '$lib/domain/run';
 import { createRuntimeContext, type RuntimeContext } from '$lib/worker/context';
-import { RETENTION_KEY, settingsHandlers } from '$lib/worker/handlers/settings';
+import { RETENTION_KEY } from '$lib/runtime/retention';
+import { settingsHandlers } from '$lib/worker/handlers/settings';
 import type { RetentionApplyUpdate } from '$lib/worker/protocol';
 import { Transfer } from '$lib/worker/rpc';
 
@@ -35,13 +37,14 @@ const fakeStorage = (withPersist: boolean) => {
   return { storage: storage as unknown as StorageManager, calls };
 };
 
-const api = (storage?: StorageManager) => {
+const api = (storage?: StorageManager, autoRetentionDelayMs?: number) => {
   ctx = createRuntimeContext({
     workspaces: new MemoryWorkspaceStore(),
     locks: memoryLocks(),
     databaseName: `settings-api-${++n}-${Math.random()}`,
     demoDelayMs: 0,
     storage,
+    autoRetentionDelayMs,
   });
   const { methods, streams } = settingsHandlers(ctx);
   const signal = new AbortController().signal;
@@ -54,19 +57,10 @@ const api = (storage?: StorageManager) => {
     use: () => plain(methods['storage.use'](undefined, signal)),
     persist: (pageAnswer?: boolean) => plain(methods['storage.persist']({ pageAnswer }, signal)),
     get: () => plain(methods['settings.retention.get'](undefined, signal)),
-    set: (policy: unknown) =>
-      plain(
-        methods['settings.retention.set'](
-          policy as { keepFullRuns: number; keepJournalRuns: number },
-          signal,
-        ),
-      ),
-    preview: (policy?: { keepFullRuns: number; keepJournalRuns: number }) =>
-      plain(methods['settings.retention.preview']({ policy }, signal)),
-    apply: async (
-      policy?: { keepFullRuns: number; keepJournalRuns: number },
-      only?: { runId: RunId; prune: 'artifacts' | 'journal' }[],
-    ) => {
+    set: (policy: unknown) => plain(methods['settings.retention.set'](policy as RetentionPolicy, signal)),
+    lastAuto: () => plain(methods['settings.retention.lastAuto'](undefined, signal)),
+    preview: (policy?: RetentionPolicy) => plain(methods['settings.retention.preview']({ policy }, signal)),
+    apply: async (policy?: RetentionPolicy, only?: { runId: RunId; prune: 'artifacts' | 'journal' }[]) => {
       const out: RetentionApplyUpdate[] = [];
       for await (const u of streams['settings.retention.apply']({ policy, only }, signal)) out.push(u);
       return out;
@@ -95,19 +89,17 @@ afterEach(async () => {
 describe('settings API: retention', () => {
   it('reads the defaults, saves a valid policy and rejects an invalid one', async () => {
     const s = api();
-    expect(await s.get()).toEqual({ keepFullRuns: 20, keepJournalRuns: 100 });
-    expect(await s.set({ keepFullRuns: 1, keepJournalRuns: 5, extra: true })).toEqual({
-      keepFullRuns: 1,
-      keepJournalRuns: 5,
-    });
-    expect(await s.get()).toEqual({ keepFullRuns: 1, keepJournalRuns: 5 });
-    const rejected = await s.set({ keepFullRuns: 6, keepJournalRuns: 5 }).catch((e) => e);
+    expect(await s.get()).toEqual(DEFAULT_RETENTION);
+    const mine = { ...DEFAULT_RETENTION, keepFullRuns: 1, keepJournalRuns: 5, automatic: false };
+    expect(await s.set({ ...mine, extra: true })).toEqual(mine);
+    expect(await s.get()).toEqual(mine);
+    const rejected = await s.set({ ...mine, keepFullRuns: 6 }).catch((e) => e);
     expect(rejected).toBeInstanceOf(HearthFailure);
     expect((rejected as HearthFailure).error.code).toBe('settings.invalid');
-    expect(await s.get()).toEqual({ keepFullRuns: 1, keepJournalRuns: 5 });
+    expect(await s.get()).toEqual(mine);
     // A damaged stored value reads as the defaults.
     await ctx.stores.settings.set(RETENTION_KEY, { keepFullRuns: 'lots' });
-    expect(await s.get()).toEqual({ keepFullRuns: 20, keepJournalRuns: 100 });
+    expect(await s.get()).toEqual(DEFAULT_RETENTION);
   });
 
   it('previews the saved or a given policy, then applies only what was previewed', async () => {
@@ -116,7 +108,7 @@ describe('settings API: retention', () => {
     expect(ids).toHaveLength(3);
     expect((await s.preview()).items).toEqual([]);
 
-    const preview = await s.preview({ keepFullRuns: 1, keepJournalRuns: 100 });
+    const preview = await s.preview({ ...DEFAULT_RETENTION, keepFullRuns: 1 });
     expect(preview.items.map((i) => i.runId)).toEqual([ids[1], ids[0]]);
     expect(preview.totals.bytes).toBeGreaterThan(0);
     expect(preview.totals.events).toBe(0);
@@ -126,7 +118,7 @@ describe('settings API: retention', () => {
     // A run finished after the preview is not deleted: only the previewed runs go.
     const later = await demoRuns(['fog']);
     const updates = await s.apply(
-      { keepFullRuns: 1, keepJournalRuns: 100 },
+      { ...DEFAULT_RETENTION, keepFullRuns: 1 },
       preview.items.map((i) => ({ runId: i.runId, prune: i.prune })),
     );
     expect(updates[0]).toEqual({ type: 'progress', done: 0, total: 2 });
@@ -143,9 +135,41 @@ describe('settings API: retention', () => {
 
   it('rejects an invalid policy for preview and apply', async () => {
     const s = api();
-    const bad = { keepFullRuns: -1, keepJournalRuns: 100 };
+    const bad = { ...DEFAULT_RETENTION, keepFullRuns: -1 };
     expect(((await s.preview(bad).catch((e) => e)) as HearthFailure).error.code).toBe('settings.invalid');
     expect(((await s.apply(bad).catch((e) => e)) as HearthFailure).error.code).toBe('settings.invalid');
+  });
+});
+
+describe('automatic retention', () => {
+  const policy = { ...DEFAULT_RETENTION, keepFullRuns: 1, keepJournalRuns: 1 };
+
+  it('prunes by itself after runs finish when the policy says so, and says what it freed', async () => {
+    const s = api(undefined, 10);
+    await s.set(policy);
+    const { ids } = await demoRuns(['moss', 'rain', 'snow']);
+    await ctx.retention!.settled();
+    const pruned = await Promise.all(ids.map(async (id) => (await ctx.stores.runs.get(id))?.pruned));
+    expect(pruned).toEqual(['journal', 'journal', undefined]);
+    expect(await ctx.stores.journal.count(ids[0]!)).toBe(0);
+    const report = await s.lastAuto();
+    expect(report).toMatchObject({ runs: expect.any(Number), failed: 0 });
+    expect(report!.runs).toBeGreaterThan(0);
+    expect(report!.bytes).toBeGreaterThan(0);
+  });
+
+  it('leaves everything when the policy is not automatic', async () => {
+    const s = api(undefined, 10);
+    await s.set({ ...policy, automatic: false });
+    const { ids } = await demoRuns(['moss', 'rain']);
+    await ctx.retention!.settled();
+    expect((await ctx.stores.runs.get(ids[0]!))?.pruned).toBeUndefined();
+    expect(await s.lastAuto()).toBeNull();
+  });
+
+  it('is off in a context without a delay (tests, tools)', () => {
+    api();
+    expect(ctx.retention).toBeNull();
   });
 });
 

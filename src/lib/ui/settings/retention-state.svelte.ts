@@ -1,6 +1,8 @@
 import type { HearthClient } from '$lib/client/hearth';
 import {
   retentionProblems,
+  type AutoRetentionReport,
+  type RetentionField,
   type RetentionPolicy,
   type RetentionProblems,
   type RetentionResult,
@@ -17,7 +19,11 @@ export class RetentionState {
   /** `null` while a field is empty. */
   keepFullRuns = $state<number | null>(null);
   keepJournalRuns = $state<number | null>(null);
+  maxAgeDays = $state<number | null>(null);
+  maxFullMB = $state<number | null>(null);
+  automatic = $state(true);
   saved = $state<RetentionPolicy | null>(null);
+  lastAuto = $state<AutoRetentionReport | null>(null);
   error = $state<string | null>(null);
   notice = $state<string | null>(null);
 
@@ -27,33 +33,50 @@ export class RetentionState {
   progress = $state<{ done: number; total: number } | null>(null);
   result = $state<(RetentionResult & { states: UnreferencedStates }) | null>(null);
 
+  #fields(): Record<RetentionField, number | null> {
+    return {
+      keepFullRuns: this.keepFullRuns,
+      keepJournalRuns: this.keepJournalRuns,
+      maxAgeDays: this.maxAgeDays,
+      maxFullMB: this.maxFullMB,
+    };
+  }
+
   /** Nothing to judge before the saved policy arrives (or the person types): no flash of errors. */
   readonly problems: RetentionProblems = $derived(
-    this.saved === null && this.keepFullRuns === null && this.keepJournalRuns === null
+    this.saved === null && Object.values(this.#fields()).every((v) => v === null)
       ? {}
-      : retentionProblems({ keepFullRuns: this.keepFullRuns, keepJournalRuns: this.keepJournalRuns }),
+      : retentionProblems(this.#fields()),
   );
   readonly valid = $derived(
-    this.keepFullRuns !== null && this.keepJournalRuns !== null && Object.keys(this.problems).length === 0,
+    Object.values(this.#fields()).every((v) => v !== null) && Object.keys(this.problems).length === 0,
   );
   readonly dirty = $derived(
     this.saved !== null &&
-      (this.saved.keepFullRuns !== this.keepFullRuns || this.saved.keepJournalRuns !== this.keepJournalRuns),
+      (this.saved.automatic !== this.automatic ||
+        Object.entries(this.#fields()).some(([k, v]) => this.saved![k as RetentionField] !== v)),
   );
 
   constructor(private readonly client: HearthClient) {}
 
   #policy(): RetentionPolicy {
-    return { keepFullRuns: this.keepFullRuns!, keepJournalRuns: this.keepJournalRuns! };
+    return { ...(this.#fields() as Record<RetentionField, number>), automatic: this.automatic };
   }
 
   async load(): Promise<void> {
     try {
-      const policy = await this.client.settings.retention.get();
+      const [policy, lastAuto] = await Promise.all([
+        this.client.settings.retention.get(),
+        this.client.settings.retention.lastAuto(),
+      ]);
       this.saved = policy;
+      this.lastAuto = lastAuto;
       // A field the person already typed in keeps their value.
       this.keepFullRuns ??= policy.keepFullRuns;
       this.keepJournalRuns ??= policy.keepJournalRuns;
+      this.maxAgeDays ??= policy.maxAgeDays;
+      this.maxFullMB ??= policy.maxFullMB;
+      this.automatic = policy.automatic;
     } catch (e) {
       this.error = describeError(e).message;
     }

@@ -1,8 +1,8 @@
 import { systemClock } from '$lib/adapters/system/clock';
 import { HearthFailure } from '$lib/domain/errors';
 import {
-  DEFAULT_RETENTION,
   parseRetentionPolicy,
+  type AutoRetentionReport,
   type MeasuredItem,
   type RetentionPolicy,
 } from '$lib/domain/retention';
@@ -10,10 +10,12 @@ import type { RunTarget } from '$lib/domain/run';
 import { AsyncQueue } from '$lib/runtime/run-feed';
 import { measureStorageUse } from '$lib/runtime/storage-use';
 import {
-  allRuns,
   applyRetention,
-  planRetention,
+  AUTO_RETENTION_KEY,
+  currentPlan,
   previewRetention,
+  RETENTION_KEY,
+  savedRetention,
   restrictPlan,
   type RetentionPlan,
 } from '$lib/runtime/retention';
@@ -21,7 +23,6 @@ import type { RuntimeContext } from '../context';
 import type { RetentionApplyUpdate, SettingsMethods, SettingsStreams, StorageEstimate } from '../protocol';
 import type { Handlers } from '../rpc';
 
-export const RETENTION_KEY = 'retention';
 /** When Hearth asked for persistent storage and what the browser answered (asked once, D18). */
 export const PERSIST_ASKED_KEY = 'storage.persistAsked';
 type PersistAsked = NonNullable<StorageEstimate['persistAsked']>;
@@ -60,11 +61,7 @@ export function settingsHandlers(ctx: RuntimeContext): Handlers<SettingsMethods,
     return parsed.value;
   };
 
-  /** The saved policy; a missing or damaged one reads as the defaults. */
-  async function savedPolicy(): Promise<RetentionPolicy> {
-    const parsed = parseRetentionPolicy(await settings.get<unknown>(RETENTION_KEY));
-    return parsed.ok ? parsed.value : { ...DEFAULT_RETENTION };
-  }
+  const savedPolicy = () => savedRetention(settings);
 
   async function estimate(): Promise<StorageEstimate> {
     const [read, asked] = await Promise.all([
@@ -74,11 +71,8 @@ export function settingsHandlers(ctx: RuntimeContext): Handlers<SettingsMethods,
     return asked ? { ...read, persistAsked: asked } : read;
   }
 
-  async function plan(policy: RetentionPolicy | undefined): Promise<RetentionPlan> {
-    const planned = planRetention(await allRuns(runs), policy ? valid(policy) : await savedPolicy());
-    if (!planned.ok) throw new HearthFailure(planned.error);
-    return planned.value;
-  }
+  const plan = async (policy: RetentionPolicy | undefined): Promise<RetentionPlan> =>
+    currentPlan(policy ? valid(policy) : await savedPolicy(), deps);
 
   /** What each run answered, by run id; a deleted session or chat has no title. */
   async function titles(items: readonly MeasuredItem[]): Promise<Record<string, string>> {
@@ -136,9 +130,12 @@ export function settingsHandlers(ctx: RuntimeContext): Handlers<SettingsMethods,
         return { granted: granted ?? false, askedBy, estimate: await estimate() };
       },
       'settings.retention.get': () => savedPolicy(),
+      'settings.retention.lastAuto': async () =>
+        (await settings.get<AutoRetentionReport>(AUTO_RETENTION_KEY)) ?? null,
       async 'settings.retention.set'(policy) {
         const checked = valid(policy);
         await settings.set(RETENTION_KEY, checked);
+        ctx.retention?.poke();
         return checked;
       },
       async 'settings.retention.preview'({ policy }) {
