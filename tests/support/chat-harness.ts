@@ -18,6 +18,7 @@ import { memoryLocks } from '$lib/adapters/system/locks';
 import { randomIds, systemClock } from '$lib/adapters/system/clock';
 import { newCharacterCard } from '$lib/chat/card';
 import type { Connection } from '$lib/domain/connection';
+import type { Clock } from '$lib/ports/clock';
 import type { ModelGateway } from '$lib/ports/model-gateway';
 import { ChatService } from '$lib/runtime/chats';
 import { DexiePresetStore } from '$lib/adapters/db/preset-store';
@@ -34,15 +35,21 @@ import { workspaceTools } from '$lib/tools/workspace';
  * sources beside the builtins.
  */
 let n = 0;
-export async function chatHarness(gateway: ModelGateway, options: { providers?: ToolProvider[] } = {}) {
+export async function chatHarness(
+  gateway: ModelGateway,
+  options: { providers?: ToolProvider[]; clock?: Clock } = {},
+) {
+  const clock = options.clock ?? systemClock;
   const db = openHearthDatabase(`hearth-chat-${++n}-${Math.random()}`);
-  const workspaces = new TieredWorkspaceStore(new MemoryWorkspaceStore(), new DexieRecordStore(db));
+  /** Where the workspaces' files live (their records go to the database). */
+  const fileStore = new MemoryWorkspaceStore();
+  const workspaces = new TieredWorkspaceStore(fileStore, new DexieRecordStore(db));
   const runs = new DexieRunStore(db);
-  const journal = new DexieJournal(db, systemClock);
+  const journal = new DexieJournal(db, clock);
   const locks = memoryLocks();
   /** The connections runs talked to, in order. */
   const connectionsUsed: Connection[] = [];
-  const service = new RunService({ runs, journal, locks, clock: systemClock, ids: randomIds });
+  const service = new RunService({ runs, journal, locks, clock, ids: randomIds });
   const deps = {
     chats: new DexieChatStore(db),
     characters: new DexieCharacterStore(db),
@@ -65,7 +72,7 @@ export async function chatHarness(gateway: ModelGateway, options: { providers?: 
       builtinProvider([...workspaceTools, ...chatScopeTools, ...agentTools, handoffTool, taskReturnTool]),
       ...(options.providers ?? []),
     ]),
-    clock: systemClock,
+    clock,
     ids: randomIds,
     sleep: async () => undefined,
     images: new JsquashImageNormalizer({ loadWasm: nodeWasm }),
@@ -80,5 +87,5 @@ export async function chatHarness(gateway: ModelGateway, options: { providers?: 
   };
   const now = Date.now();
   await deps.characters.put({ id: 'c1', card, lorebookIds: [], createdAt: now, updatedAt: now });
-  return { service: chats, runService: service, deps, workspaces, connectionsUsed };
+  return { service: chats, runService: service, deps, db, workspaces, fileStore, connectionsUsed };
 }
