@@ -657,7 +657,7 @@ export class ChatService {
     });
     await writeJson(workspace, 'run/input/resolved_profile.json', profile);
     await writeJson(workspace, 'run/input/worldinfo_activation.json', activation);
-    // persist/: the state of the message this reply follows (tools.md §12.4).
+    // persist/: the newest state a reply in the prefix published (tools.md §12.4).
     const baseStateId = persistStateOf(input.history);
     const baseFiles = await projectPersist(chatWs, workspace, baseStateId);
     await recorder.emit({
@@ -1354,9 +1354,20 @@ const messageNotFound = (index: number) =>
   hearthError('chat.message_not_found', `This chat has no message ${index + 1}.`);
 
 /** The persistent state recorded on the newest character message's shown swipe (runtime.md §6.6). */
+/**
+ * The state `persist/` starts from (runtime.md §6.6): the newest assistant message in the prefix
+ * whose shown reply published one. Replies that published none (imported, greetings, "Use this
+ * text as the reply", a run that failed after its commit) are skipped, so they do not empty the
+ * agent's memory.
+ */
 function persistStateOf(history: readonly ChatMessageRow[]): string | null {
-  const last = history.findLast((m) => !m.isUser && !m.isSystem);
-  return stateIdOf(last ? (last.swipes[last.swipeId]?.extra ?? last.extra) : undefined);
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history[i]!;
+    if (m.isUser || m.isSystem) continue;
+    const id = stateIdOf(m.swipes[m.swipeId]?.extra ?? m.extra);
+    if (id) return id;
+  }
+  return null;
 }
 
 /**

@@ -316,6 +316,29 @@ describe('persist/ (tools.md §12.4)', () => {
     };
     expect(readResult.content).toContain('1 | A');
   });
+  it('starts from the newest reply that published a state, past replies that published none', async () => {
+    const model = scriptedGateway([
+      { toolCalls: [writeTo('a1', 'persist/notes.md', 'A'), write('a2', 'one')] },
+      { toolCalls: [commit('a3', { finish: true })] },
+      { toolCalls: [read('r1', 'persist/notes.md')] },
+      { toolCalls: [write('r2', 'two'), commit('r3', { finish: true })] },
+    ]);
+    const { service, deps } = await chatHarness(model.gateway);
+    const chat = await service.create('c1');
+    await service.deleteMessage(chat.id, 0);
+    await collect(service.send(chat.id, 'hi'));
+    // A reply that published no state (as an imported message or "Use this text as the reply"
+    // leaves), then the person's next message.
+    const count = (await service.get(chat.id)).messages.length;
+    await deps.chats.putMessages([
+      { ...(await deps.chats.message(chat.id, 1))!, index: count, mes: 'Imported.', swipes: [], extra: {} },
+    ]);
+    await collect(service.send(chat.id, 'what did you note?'));
+    const readResult = model.requests.at(-1)!.messages.find((m) => m.role === 'tool')!.parts[0] as {
+      content: string;
+    };
+    expect(readResult.content).toContain('1 | A');
+  });
 });
 
 describe("the chat's profile", () => {
