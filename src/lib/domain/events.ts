@@ -247,6 +247,14 @@ export interface RunEventPayloads {
     messageIndex: number;
     swipeId: number;
   };
+  /** The host could not save the committed reply: the run fails with `agent.chat_commit_failed`. */
+  chat_commit_failed: {
+    commitId: string;
+    invocationId: string;
+    path: string;
+    code: ErrorCode;
+    message: string;
+  };
   chat_commit_recorded: {
     invocationId: string;
     commitCount: number;

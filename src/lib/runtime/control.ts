@@ -1,4 +1,4 @@
-import { HearthFailure } from '$lib/domain/errors';
+import { hearthError, HearthFailure, toHearthError } from '$lib/domain/errors';
 import { parseWorkspacePath, type WorkspacePath } from '$lib/domain/workspace-path';
 import type { Workspace } from '$lib/ports/workspace';
 import { commitCompleted } from '$lib/tools/workspace/commit';
@@ -172,13 +172,30 @@ export class TurnControl {
     });
     const read = await this.deps.workspace.read(pathOf(effect.path));
     if (!read.ok) throw new HearthFailure(read.error);
-    const where = await publisher.publish(new TextDecoder().decode(read.value), {
-      mode: effect.mode,
-      path: effect.path,
-      checkpointId,
-      first: ledger.length === 0,
-      profileId: invocation.profileId,
-    });
+    let where: Awaited<ReturnType<typeof publisher.publish>>;
+    try {
+      where = await publisher.publish(new TextDecoder().decode(read.value), {
+        mode: effect.mode,
+        path: effect.path,
+        checkpointId,
+        first: ledger.length === 0,
+        profileId: invocation.profileId,
+      });
+    } catch (e) {
+      // The host could not save the reply (runtime.md §1.9): a system failure that names its cause.
+      const cause = toHearthError(e, 'storage.failed');
+      await log.emit({
+        type: 'chat_commit_failed',
+        level: 'error',
+        payload: { commitId, invocationId, path: effect.path, code: cause.code, message: cause.message },
+      });
+      throw new HearthFailure(
+        hearthError(
+          'agent.chat_commit_failed',
+          `The reply could not be saved to the chat (${cause.code}): ${cause.message}`,
+        ),
+      );
+    }
     ledger.push({
       path: effect.path,
       mode: effect.mode,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { memoryLocks } from '$lib/adapters/system/locks';
+import { hearthError, HearthFailure } from '$lib/domain/errors';
 import type { RunEvent } from '$lib/domain/events';
 import { sessionProfile } from '$lib/domain/profile';
 import type { RunId } from '$lib/domain/run';
@@ -153,6 +154,34 @@ describe('one engine: the exact journals', () => {
     // The committed message's id reaches the model (it was always null).
     const stored = eventsOf(updates).find((e) => e.type === 'chat_commit_recorded');
     expect(stored).toMatchObject({ payload: { messageId: '2', messageIndex: 2, commitCount: 1 } });
+  });
+
+  it('a reply the chat cannot save journals chat_commit_failed and fails the run naming the cause', async () => {
+    const model = scriptedGateway([
+      call('w1', 'workspace_write_file', { path: 'output/main.md', content: 'Hello.' }),
+      call('c1', 'workspace_commit', { path: 'output/main.md', finish: true }),
+    ]);
+    const { service, deps } = await chatHarness(model.gateway);
+    const chat = await service.create('c1');
+    const save = deps.chats.putMessages.bind(deps.chats);
+    // The person's message is saved; the reply is not (a full disk, say).
+    deps.chats.putMessages = async (rows) => {
+      if (rows.some((r) => !r.isUser)) {
+        throw new HearthFailure(hearthError('storage.quota_exceeded', 'The storage is full.'));
+      }
+      return save(rows);
+    };
+    const updates = await collect(service.send(chat.id, 'hi'));
+    const failed = eventsOf(updates).find((e) => e.type === 'chat_commit_failed');
+    expect(failed).toMatchObject({
+      level: 'error',
+      payload: { path: 'output/main.md', code: 'storage.quota_exceeded', message: 'The storage is full.' },
+    });
+    const end = eventsOf(updates).at(-1)!;
+    expect(end.type).toBe('run_failed');
+    expect(end.payload).toMatchObject({ code: 'agent.chat_commit_failed' });
+    expect((end.payload as { message: string }).message).toContain('storage.quota_exceeded');
+    expect(journal(updates)).not.toContain('chat_commit_completed');
   });
 
   it('stamps every event an invocation emits with its id; the run-level ones carry none', async () => {
