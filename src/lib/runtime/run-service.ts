@@ -83,6 +83,8 @@ interface ActiveRun {
   recorder: RunRecorder;
   inbox: RunInbox;
   done: Promise<void>;
+  /** The foreground invocation: the root, or the agent a handoff gave the run to. */
+  holder: InvocationId;
 }
 
 const TERMINAL_EVENTS = new Set([
@@ -256,13 +258,14 @@ export class RunService {
     });
     if (!submitted.ok) throw new HearthFailure(submitted.error);
     const item = submitted.value;
+    // Stamped with the agent that will apply it: after a handoff, the one holding the run.
     await active.recorder.emit({
       type: 'user_guidance_submitted',
-      invocationId: ROOT_INVOCATION,
+      invocationId: active.holder,
       payload: {
         guidanceId: item.guidanceId,
         clientGuidanceId: item.clientGuidanceId,
-        invocationId: ROOT_INVOCATION,
+        invocationId: active.holder,
         status: 'queued',
         submittedAt: item.submittedAt,
         text: item.text,
@@ -358,7 +361,8 @@ export class RunService {
       const inbox: RunInbox = { guidance: new GuidanceMailbox(), approvals: new ApprovalDesk() };
       let finished!: () => void;
       const done = new Promise<void>((resolve) => (finished = resolve));
-      this.#active.set(run.id, { controller, recorder, inbox, done });
+      const active: ActiveRun = { controller, recorder, inbox, done, holder: ROOT_INVOCATION };
+      this.#active.set(run.id, active);
       let ledger: readonly CommitRecord[] = [];
       try {
         recorder.publish({ type: 'run', run });
@@ -405,6 +409,7 @@ export class RunService {
         const held = prepared.resumed ? heldBy(prepared.resumed) : null;
         let end: InvocationEnd;
         let holder = invocation;
+        active.holder = holder.id;
         if (held) {
           end = { kind: 'transferred', to: await resumedHolder(prepared, held) };
         } else {
@@ -431,6 +436,7 @@ export class RunService {
             ...(held?.invocationId === end.to.invocationId ? { resumed: prepared.resumed } : {}),
           });
           holder = next.invocation;
+          active.holder = holder.id;
           await startInvocation(nextLog, holder);
           end = await runOne(holder, next.scenario, next.deps, nextLog, controller.signal, delegation);
           await endInvocation(nextLog, holder, end.kind);

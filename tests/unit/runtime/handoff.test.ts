@@ -100,6 +100,39 @@ describe('handoff in a Chat', () => {
     );
   });
 
+  it('guidance sent after a handoff is stamped with, and applied by, the agent holding the run', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const { service, runService, model, chatId } = await chatWith({
+      root: [handoff('h1', '[write]')],
+      '[write]': [
+        {
+          until: released,
+          then: call('w1', 'workspace_write_file', { path: 'output/main.md', content: 'Brief.' }),
+        },
+        call('c1', 'workspace_commit', { path: 'output/main.md', finish: true }),
+      ],
+    });
+    const updates: RunUpdate[] = [];
+    const done = (async () => {
+      for await (const u of service.send(chatId, 'Hello')) updates.push(u);
+    })();
+    while (model.requests.get('[write]')!.length === 0) await new Promise((r) => setTimeout(r, 1));
+    const started = updates.find((u) => u.type === 'run');
+    if (started?.type !== 'run') throw new Error('no run');
+    await runService.guide(started.run.id, 'Keep it short.');
+    release();
+    await done;
+    const writer = ofType(updates, 'agent_invocation_created').find((e) => e.payload.profileId === 'writer')!;
+    const submitted = ofType(updates, 'user_guidance_submitted');
+    expect(submitted).toHaveLength(1);
+    expect(submitted[0]!.invocationId).toBe(writer.payload.invocationId);
+    expect(submitted[0]!.payload.invocationId).toBe(writer.payload.invocationId);
+    expect(ofType(updates, 'user_guidance_applied')[0]!.payload.invocationId).toBe(
+      writer.payload.invocationId,
+    );
+  });
+
   it('refuses a handoff while a delegated task runs, and past the depth limit', async () => {
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
