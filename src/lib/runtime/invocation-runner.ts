@@ -208,7 +208,7 @@ export async function runInvocation(
         }
         const failed =
           scenario.textOnlyTurn === 'return'
-            ? await remindReturn(round)
+            ? await remindReturn(turn, round, responsePath)
             : await recoverDrift(turn, round, responsePath);
         if (failed) return failed;
         continue;
@@ -299,8 +299,15 @@ export async function runInvocation(
     await log.step((s) => transcript.add(s, { role: 'user', parts: [{ type: 'text', text }] }));
   }
 
-  /** A delegated task's agent that answers in prose is told how to finish (its caller reads nothing else). */
-  async function remindReturn(round: number): Promise<InvocationEnd | null> {
+  /**
+   * A delegated task's agent that answers in prose is told how to finish (its caller reads
+   * nothing else); its text is saved like any invocation's (runtime.md §1.8).
+   */
+  async function remindReturn(
+    turn: ModelTurn,
+    round: number,
+    responsePath: string,
+  ): Promise<InvocationEnd | null> {
     drift++;
     if (drift > MAX_DRIFT_ATTEMPTS) {
       return {
@@ -311,8 +318,11 @@ export async function runInvocation(
         },
       };
     }
+    const saved = turn.text.trim()
+      ? await captureDirectOutput(turn.text, round, responsePath, checkpoint)
+      : null;
     await log.step((s) => {
-      transcript.add(s, { role: 'user', parts: [{ type: 'text', text: RETURN_REMINDER(drift) }] });
+      transcript.add(s, { role: 'user', parts: [{ type: 'text', text: RETURN_REMINDER(drift, saved) }] });
       s.emit({
         type: 'drift_recovery_attempted',
         level: 'warn',
@@ -533,8 +543,9 @@ export function directOutputPath(messageBodyPath: string): WorkspacePath {
   return parsed.value;
 }
 
-const RETURN_REMINDER = (attempt: number) =>
-  `Reminder ${attempt} of ${MAX_DRIFT_ATTEMPTS}: you are working on a delegated task, and text outside tools reaches no one. Keep working with tools, then finish with \`task_return\`: a summary of what you did and found, and the files you wrote as artifacts.`;
+const RETURN_REMINDER = (attempt: number, saved: string | null) =>
+  `Reminder ${attempt} of ${MAX_DRIFT_ATTEMPTS}: you are working on a delegated task, and text outside tools reaches no one. Keep working with tools, then finish with \`task_return\`: a summary of what you did and found, and the files you wrote as artifacts.` +
+  (saved ? ` Your text was saved to \`${saved}\`; list it in \`artifacts\` if it is your result.` : '');
 
 function driftReminder(attempt: number, commits: number, saved: string | null, bodyPath: string): string {
   const head = `Direct output recovery attempt ${attempt} of ${MAX_DRIFT_ATTEMPTS}: text outside tools is not delivered.`;

@@ -240,6 +240,17 @@ describe('delegated tasks in a Session', () => {
     // The chatty child was told how to finish.
     const chatty = model.requests.get('[chatty]')!;
     expect(lastUserText(chatty[1]!)).toContain('finish with `task_return`');
+    // Its prose was kept like any invocation's (runtime.md §1.8), and it was told where.
+    const captured = ofType(updates, 'direct_output_captured');
+    expect(captured).toHaveLength(1);
+    const path = captured[0]!.payload.path;
+    expect(path).toMatch(/^(work|output)\/direct_output\.md$/);
+    expect(lastUserText(chatty[1]!)).toContain(`saved to \`${path}\``);
+    const ws = await h.workspaces.open(sessionWorkspaceKey(sessionId));
+    const parsed = parseWorkspacePath(path);
+    if (!ws.ok || !parsed.ok) throw new Error('open');
+    const saved = await ws.value.read(parsed.value);
+    expect(saved.ok && new TextDecoder().decode(saved.value)).toBe('I think it is fine.');
     // The run completes; the slow child is cancelled with it, never outliving it.
     expect(ofType(updates, 'run_completed')).toHaveLength(1);
     expect(ofType(updates, 'agent_child_invocation_failed').map((e) => e.payload.message)).toEqual([
