@@ -57,26 +57,33 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     this.close();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<T> {
-    try {
-      for (;;) {
-        if (this.#items.length > 0) {
-          yield this.#items.shift()!;
-          continue;
+  /**
+   * Written out rather than as an async generator: a generator's `return()` waits until it next
+   * yields, so a consumer leaving a quiet queue (a run waiting for an approval) would be let go
+   * only at the next update. Here `return()` lets go at once and ends a pending `next()`.
+   */
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    return {
+      next: async () => {
+        for (;;) {
+          if (this.#items.length > 0) return { value: this.#items.shift()!, done: false };
+          if (this.#closed) {
+            if (this.#failure !== undefined) throw this.#failure;
+            return { value: undefined, done: true };
+          }
+          await new Promise<void>((resolve) => (this.#wake = resolve));
+          this.#wake = null;
         }
-        if (this.#closed) {
-          if (this.#failure !== undefined) throw this.#failure;
-          return;
+      },
+      return: async () => {
+        if (!this.#closed) {
+          this.#closed = true;
+          this.#items = [];
+          this.onLeave?.();
+          this.#wake?.();
         }
-        await new Promise<void>((resolve) => (this.#wake = resolve));
-        this.#wake = null;
-      }
-    } finally {
-      if (!this.#closed) {
-        this.#closed = true;
-        this.#items = [];
-        this.onLeave?.();
-      }
-    }
+        return { value: undefined, done: true };
+      },
+    };
   }
 }
