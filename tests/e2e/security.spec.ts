@@ -88,6 +88,17 @@ async function restoreReplacing(page: Page, plan: ReturnType<Page['getByRole']>)
   return done;
 }
 
+/**
+ * Reloads from the restore's result, as it offers, so every page reads what was restored. Pages
+ * are then reached by the menu's links: a hash set while the app starts could go unnoticed.
+ */
+async function reloadAfterRestore(page: Page, done: Awaited<ReturnType<typeof restoreReplacing>>) {
+  await Promise.all([
+    page.waitForEvent('load'),
+    done.getByRole('button', { name: 'Reload Hearth to see everything' }).click(),
+  ]);
+}
+
 /** A single-module extension whose tool `probe` fetches the URL it is given and says what happened. */
 function probeExtension(manifest: { id: string; name: string; version?: string; hosts: string[] }) {
   const source = `export const manifest = ${JSON.stringify({
@@ -202,14 +213,14 @@ test('a tampered backup cannot send a key elsewhere: a moved base URL or relay l
     await expect(needs.filter({ hasText: `Connections: ${name}: no API key: add one` })).toHaveCount(1);
 
   // A message on each stops before sending and says why: the listener hears nothing, no key.
-  await page.reload();
+  await reloadAfterRestore(page, done);
   for (const name of ['Relayed', 'Smuggled', 'Work OpenAI']) {
-    await page.goto('./#/connections');
+    await page.getByRole('link', { name: 'Connections', exact: true }).click();
     await page.getByRole('radio', { name: `Use ${name} for new sessions and chats` }).check();
     await expect(
       page.getByRole('status').filter({ hasText: `New sessions and chats use “${name}”.` }),
     ).toBeVisible();
-    await page.goto('./');
+    await page.getByRole('link', { name: 'Sessions', exact: true }).click();
     await page
       .getByRole('button', { name: /new session|start your first session/i })
       .first()
@@ -280,8 +291,8 @@ test('a tampered backup cannot move an MCP header or widen an extension: the tok
     ).toHaveText([/Tools: no value for the header Authorization: add one/]);
 
     // Refresh goes nowhere without the token's value; the listener hears nothing.
-    await page.goto('./#/mcp');
-    await page.reload();
+    await reloadAfterRestore(page, done);
+    await page.getByRole('link', { name: 'MCP servers', exact: true }).click();
     await expect(server.locator('code.endpoint')).toHaveText(`${listener.url}/mcp`);
     await server.getByRole('button', { name: 'Refresh' }).click();
     await expect(server.getByRole('alert')).toContainText(
