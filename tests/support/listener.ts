@@ -5,6 +5,8 @@ import type { AddressInfo, Socket } from 'node:net';
  * A server on 127.0.0.1 that nothing from the app should ever reach (security tests): it answers
  * every request permissively (CORS open, any method, WebSocket upgrades accepted as far as the
  * handshake) and records it. `GET /__hits` returns what it saw, and is not itself recorded.
+ * `script` is what it answers a request whose path names no JSON (default `export default 1;`):
+ * a host that serves code.
  */
 export interface Listener {
   url: string;
@@ -12,7 +14,7 @@ export interface Listener {
   close(): Promise<void>;
 }
 
-export async function startListener(): Promise<Listener> {
+export async function startListener(options: { script?: string } = {}): Promise<Listener> {
   const hits: string[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
@@ -29,7 +31,7 @@ export async function startListener(): Promise<Listener> {
     hits.push(`${req.method} ${req.url}`);
     const json = req.url?.includes('json');
     res.writeHead(200, { ...cors, 'content-type': json ? 'application/json' : 'text/javascript' });
-    res.end(json ? '{"leaked":true}' : 'export default 1;');
+    res.end(json ? '{"leaked":true}' : (options.script ?? 'export default 1;'));
   });
   server.on('upgrade', (req, socket) => {
     hits.push(`UPGRADE ${req.url}`);
