@@ -279,8 +279,10 @@ test('a tampered backup cannot move an MCP header or widen an extension: the tok
     ).toHaveText(`MCP servers: Tools: ${listener.url}/mcp (changed: not where yours sends)`);
     const refused = plan.getByRole('list', { name: 'Items that are not restored' }).getByRole('listitem');
     await expect(refused).toHaveCount(2);
-    await expect(refused.first()).toContainText('Extensions: Probe one: The host');
-    await expect(refused.first()).toContainText('cannot be allowed: wildcards are not allowed');
+    // The host is shown escaped, as written in the archive: its newline cannot hide what follows.
+    await expect(refused.first()).toContainText(
+      'Extensions: Probe one: The host "http://good/\\n*" cannot be allowed: wildcards are not allowed',
+    );
     await expect(refused.last()).toContainText(
       `Extensions: Probe two: the host "${listener.url}/\\t" is not a host as Hearth writes one`,
     );

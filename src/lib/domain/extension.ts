@@ -102,7 +102,9 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
  */
 export function normalizeHost(raw: string): Result<string, HearthError> {
   const invalid = (why: string) =>
-    err(hearthError('extension.manifest_invalid', `The host "${raw}" cannot be allowed: ${why}.`));
+    err(
+      hearthError('extension.manifest_invalid', `The host ${JSON.stringify(raw)} cannot be allowed: ${why}.`),
+    );
   if (raw.includes('*')) return invalid('wildcards are not allowed; name each host');
   let url: URL;
   try {
